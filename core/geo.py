@@ -1,0 +1,60 @@
+"""Offline US geography: ZIP centroids (the ``zipcodes`` package) and great-circle distance."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cache
+
+import zipcodes
+
+EARTH_RADIUS_MILES = 3958.7613
+
+
+@dataclass(frozen=True, slots=True)
+class ZipPlace:
+    zip: str
+    city: str
+    state: str
+    county: str | None
+    lat: float
+    lng: float
+
+
+@cache
+def _zip_table() -> dict[str, ZipPlace]:
+    # One pass over the package's data: a dict lookup per row instead of a scan per row.
+    table: dict[str, ZipPlace] = {}
+    for entry in zipcodes.list_all():
+        if not entry.get("lat") or not entry.get("long"):
+            continue
+        table[entry["zip_code"]] = ZipPlace(
+            zip=entry["zip_code"],
+            city=entry["city"],
+            state=entry["state"],
+            county=entry.get("county") or None,
+            lat=float(entry["lat"]),
+            lng=float(entry["long"]),
+        )
+    return table
+
+
+def zip5(postal_code: str) -> str | None:
+    """The 5-digit ZIP of a ZIP or ZIP+4 (with or without dash); None when not US-shaped."""
+    digits = postal_code.replace("-", "").strip()
+    if len(digits) not in (5, 9) or not digits.isdigit():
+        return None
+    return digits[:5]
+
+
+def lookup_zip(postal_code: str) -> ZipPlace | None:
+    code = zip5(postal_code)
+    return _zip_table().get(code) if code else None
+
+
+def haversine_miles(lat1: float, lng1: float, lat2: float, lng2: float) -> float:
+    phi1, phi2 = math.radians(lat1), math.radians(lat2)
+    dphi = phi2 - phi1
+    dlambda = math.radians(lng2 - lng1)
+    a = math.sin(dphi / 2) ** 2 + math.cos(phi1) * math.cos(phi2) * math.sin(dlambda / 2) ** 2
+    return 2 * EARTH_RADIUS_MILES * math.asin(math.sqrt(a))

@@ -1,0 +1,43 @@
+"""NPI validation and the stable identifiers derived from NPIs."""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+_NPI_PATTERN = re.compile(r"^\d{10}$")
+# Namespace for uuid5 ids: fixed forever so ids stay stable across reindexes.
+ID_NAMESPACE = uuid.UUID("6f1c1f0e-3a52-5b8e-9a34-4f1d2c8b7e10")
+
+
+def luhn_check_digit(payload: str) -> int:
+    """Check digit of the Luhn scheme for ``payload`` (digits without the check digit)."""
+    total = 0
+    for index, char in enumerate(reversed(payload)):
+        digit = int(char)
+        if index % 2 == 0:
+            digit *= 2
+            if digit > 9:
+                digit -= 9
+        total += digit
+    return (10 - total % 10) % 10
+
+
+def is_valid_npi(value: str) -> bool:
+    """Ten digits whose last is the Luhn check digit over the prefix "80840" + first nine."""
+    if not _NPI_PATTERN.match(value):
+        return False
+    return luhn_check_digit("80840" + value[:9]) == int(value[9])
+
+
+def with_check_digit(first_nine: str) -> str:
+    """A valid NPI from its first nine digits."""
+    return first_nine + str(luhn_check_digit("80840" + first_nine))
+
+
+def provider_id(npi: str) -> str:
+    return str(uuid.uuid5(ID_NAMESPACE, f"provider:{npi}"))
+
+
+def location_id(npi: str, address_key: str) -> str:
+    return str(uuid.uuid5(ID_NAMESPACE, f"location:{npi}:{address_key}"))
