@@ -9,6 +9,8 @@ Usage: ``python -m core.es_launcher start|stop|status`` (``start`` prints the UR
 from __future__ import annotations
 
 import argparse
+import contextlib
+import hashlib
 import json
 import os
 import pwd
@@ -70,7 +72,9 @@ def node_root() -> Path:
     preferred = cache_dir() / "es-node"
     if not _is_root() or _reachable_by_others(preferred.parent):
         return preferred
-    return FALLBACK_NODE_ROOT / "es-node"
+    # One node root per checkout, so two clones never share a data directory.
+    checkout = hashlib.sha1(str(cache_dir()).encode()).hexdigest()[:10]
+    return FALLBACK_NODE_ROOT / checkout / "es-node"
 
 
 def _healthy(url: str, timeout_s: float = 2.0) -> bool:
@@ -119,7 +123,13 @@ def _fetch_distribution() -> Path:
     print(f"Fetching Elasticsearch {ES_VERSION} from Maven Central ...", file=sys.stderr)
     dist_dir.mkdir(parents=True, exist_ok=True)
     subprocess.run(
-        ["mvn", "-q", "dependency:copy", f"-Dartifact={ES_ARTIFACT}", f"-DoutputDirectory={dist_dir}"],
+        [
+            "mvn",
+            "-q",
+            "dependency:copy",
+            f"-Dartifact={ES_ARTIFACT}",
+            f"-DoutputDirectory={dist_dir}",
+        ],
         check=True,
     )
     return archive
@@ -186,18 +196,27 @@ def _start_local() -> Node:
     }
     args = [
         str(home / "bin" / "elasticsearch"),
-        "-E", "discovery.type=single-node",
-        "-E", "xpack.security.enabled=false",
-        "-E", "network.host=127.0.0.1",
-        "-E", f"http.port={port}",
-        "-E", f"transport.port={_free_port()}",
-        "-E", f"path.data={root / 'data'}",
-        "-E", f"path.logs={root / 'logs'}",
-        "-E", "cluster.routing.allocation.disk.threshold_enabled=false",
-        "-E", "action.destructive_requires_name=false",
+        "-E",
+        "discovery.type=single-node",
+        "-E",
+        "xpack.security.enabled=false",
+        "-E",
+        "network.host=127.0.0.1",
+        "-E",
+        f"http.port={port}",
+        "-E",
+        f"transport.port={_free_port()}",
+        "-E",
+        f"path.data={root / 'data'}",
+        "-E",
+        f"path.logs={root / 'logs'}",
+        "-E",
+        "cluster.routing.allocation.disk.threshold_enabled=false",
+        "-E",
+        "action.destructive_requires_name=false",
     ]
     with open(root / "stdout.log", "wb") as log:
-        process = subprocess.Popen(  # noqa: S603 - fixed argv
+        process = subprocess.Popen(
             args,
             env=env,
             cwd=root,
@@ -234,12 +253,12 @@ def _docker_available() -> bool:
 def _start_docker() -> Node:
     # Kept running after this process exits (no reaper); `stop` removes it by id.
     os.environ.setdefault("TESTCONTAINERS_RYUK_DISABLED", "true")
-    from testcontainers.elasticsearch import ElasticSearchContainer
+    from testcontainers.community.elasticsearch import ElasticSearchContainer
 
     container = ElasticSearchContainer(ES_DOCKER_IMAGE, mem_limit="2g")
     container.with_env("xpack.security.enabled", "false")
     container.start()
-    url = container.get_url()
+    url = f"http://{container.get_container_host_ip()}:{container.get_exposed_port(container.port)}"
     container_id = container.get_wrapped_container().id
     _state_file().parent.mkdir(parents=True, exist_ok=True)
     _state_file().write_text(json.dumps({"container": container_id, "url": url, "kind": "docker"}))
@@ -286,10 +305,8 @@ def _terminate(pid: int, timeout_s: float = 30.0) -> None:
         return
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline and _pid_alive(pid):
-        try:
+        with contextlib.suppress(ChildProcessError):  # reap it if it is our child
             os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            pass
         time.sleep(0.2)
     if _pid_alive(pid):
         os.killpg(pid, signal.SIGKILL)

@@ -25,7 +25,7 @@ class ZipPlace:
 def _zip_table() -> dict[str, ZipPlace]:
     # One pass over the package's data: a dict lookup per row instead of a scan per row.
     table: dict[str, ZipPlace] = {}
-    for entry in zipcodes.list_all():
+    for entry in zipcodes.list_all():  # type: ignore[no-untyped-call]
         if not entry.get("lat") or not entry.get("long"):
             continue
         table[entry["zip_code"]] = ZipPlace(

@@ -165,7 +165,10 @@ MAPPINGS: dict[IndexKind, dict[str, Any]] = {
             "languages": {**_KEYWORD, "normalizer": "lowercase_keyword"},
             "pcpEligible": {"type": "boolean"},
             "inNetwork": _KEYWORD,
-            "fullName": {**_TEXT, "fields": {"exact": {**_KEYWORD, "normalizer": "lowercase_keyword"}}},
+            "fullName": {
+                **_TEXT,
+                "fields": {"exact": {**_KEYWORD, "normalizer": "lowercase_keyword"}},
+            },
             "names": _TEXT,
             "organizations": _TEXT,
             "specialtyText": {**_TEXT, "fields": {"raw": _KEYWORD}},
@@ -200,5 +203,7 @@ def index_settings(shards: int = 1, replicas: int = 0) -> dict[str, Any]:
     return {
         "number_of_shards": shards,
         "number_of_replicas": replicas,
-        "analysis": {"normalizer": {"lowercase_keyword": {"type": "custom", "filter": ["lowercase"]}}},
+        "analysis": {
+            "normalizer": {"lowercase_keyword": {"type": "custom", "filter": ["lowercase"]}}
+        },
     }

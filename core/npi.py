@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import uuid
 
-_NPI_PATTERN = re.compile(r"^\d{10}$")
+_NPI_PATTERN = re.compile(r"[0-9]{10}")
 # Namespace for uuid5 ids: fixed forever so ids stay stable across reindexes.
 ID_NAMESPACE = uuid.UUID("6f1c1f0e-3a52-5b8e-9a34-4f1d2c8b7e10")
 
@@ -25,7 +25,7 @@ def luhn_check_digit(payload: str) -> int:
 
 def is_valid_npi(value: str) -> bool:
     """Ten digits whose last is the Luhn check digit over the prefix "80840" + first nine."""
-    if not _NPI_PATTERN.match(value):
+    if not _NPI_PATTERN.fullmatch(value):
         return False
     return luhn_check_digit("80840" + value[:9]) == int(value[9])
 

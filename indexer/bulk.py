@@ -69,9 +69,9 @@ async def bulk_index(
             in_flight.add(asyncio.create_task(_send(es, chunk, result)))
             await asyncio.sleep(0)  # let the request go out before building the next chunk
         if in_flight:
-            for task in await asyncio.gather(*in_flight, return_exceptions=True):
-                if isinstance(task, BaseException):
-                    raise task
+            for outcome in await asyncio.gather(*in_flight, return_exceptions=True):
+                if isinstance(outcome, BaseException):
+                    raise outcome
     finally:
         for task in in_flight:
             task.cancel()

@@ -23,7 +23,8 @@ def _parser() -> argparse.ArgumentParser:
         "--es-url", default=os.environ.get("ELASTICSEARCH_URL", "http://127.0.0.1:9200")
     )
     parser.add_argument(
-        "--prefix", default=os.environ.get("PD_INDEX_PREFIX", DEFAULT_PREFIX),
+        "--prefix",
+        default=os.environ.get("PD_INDEX_PREFIX", DEFAULT_PREFIX),
         help="index/alias name prefix",
     )
     commands = parser.add_subparsers(dest="command", required=True)
@@ -57,7 +58,8 @@ def print_report(report: LoadReport) -> None:
     print(f"rejected        {sum(report.rejected.values())} ({rejected})")
     for kind, count in sorted(report.documents.items()):
         print(f"docs {kind:<11}{count}")
-    print(f"elapsed         {report.elapsed_s:.1f} s ({report.rows_read / max(report.elapsed_s, 1e-9):,.0f} rows/s)")
+    rate = report.rows_read / max(report.elapsed_s, 1e-9)
+    print(f"elapsed         {report.elapsed_s:.1f} s ({rate:,.0f} rows/s)")
 
 
 async def _run(args: argparse.Namespace) -> int:
@@ -66,8 +68,11 @@ async def _run(args: argparse.Namespace) -> int:
     try:
         if args.command == "load":
             options = LoadOptions(
-                names=names, shards=args.shards, replicas=args.replicas,
-                max_bulk_errors=args.max_bulk_errors, reject_file=args.reject_file,
+                names=names,
+                shards=args.shards,
+                replicas=args.replicas,
+                max_bulk_errors=args.max_bulk_errors,
+                reject_file=args.reject_file,
                 progress=sys.stderr.isatty(),
             )
             print_report(await load(es, _sources(args), options))

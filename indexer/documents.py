@@ -33,7 +33,7 @@ class ProviderDocuments:
 
 
 def normalize_credentials(text: str) -> list[str]:
-    """"M.D., Ph.D." -> ["MD", "PHD"]: periods dropped, upper case, split on , ; /."""
+    """ "M.D., Ph.D." -> ["MD", "PHD"]: periods dropped, upper case, split on , ; /."""
     found: list[str] = []
     for part in _CREDENTIAL_SPLIT.split(text.upper().replace(".", "")):
         credential = " ".join(part.split())
@@ -182,11 +182,8 @@ def search_document(
     )
 
 
-def build_documents(
-    record: NppesRecord, nucc: Mapping[str, TaxonomyEntry]
-) -> ProviderDocuments:
+def build_documents(record: NppesRecord, nucc: Mapping[str, TaxonomyEntry]) -> ProviderDocuments:
     provider = provider_document(record, nucc)
     locations = [practice_location(record, provider["pcpEligible"])]
     other_names = record.other_organization_names + record.other_person_names
     return ProviderDocuments(provider, locations, search_document(provider, locations, other_names))
-

@@ -8,7 +8,7 @@ import gzip
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import date, datetime
 from pathlib import Path
-from typing import IO
+from typing import IO, cast
 
 csv.field_size_limit(1 << 24)
 
@@ -16,7 +16,9 @@ csv.field_size_limit(1 << 24)
 def _open_binary(path: Path) -> IO[bytes]:
     with open(path, "rb") as probe:
         magic = probe.read(2)
-    return gzip.open(path, "rb") if magic == b"\x1f\x8b" else open(path, "rb")
+    if magic == b"\x1f\x8b":
+        return cast(IO[bytes], gzip.open(path, "rb"))
+    return open(path, "rb")
 
 
 def _decode(line: bytes) -> str:

@@ -1,0 +1,51 @@
+# Two commands on a fresh machine: `make run` (serve the bundled sample) and `make test`.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: install run test lint typecheck pytest token es-start es-stop es-status bench sample clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: install
+	$(PY) scripts/run_dev.py
+
+test: lint typecheck pytest
+
+lint: install
+	$(VENV)/bin/ruff check .
+
+typecheck: install
+	$(VENV)/bin/mypy
+
+pytest: install
+	$(VENV)/bin/pytest -q
+
+token: install
+	@$(PY) -m service.cli token
+
+es-start: install
+	$(PY) -m core.es_launcher start
+
+es-stop: install
+	$(PY) -m core.es_launcher stop
+
+es-status: install
+	$(PY) -m core.es_launcher status
+
+bench: install
+	$(PY) -m bench.run
+
+sample: install
+	$(PY) scripts/build_sample.py
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

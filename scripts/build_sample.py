@@ -1,0 +1,498 @@
+"""Build the bundled sample data set (``data/sample/``) from the raw CMS files.
+
+What: a small, real-data slice of every source the indexer reads, in the *same formats and
+headers* as the raw files (the indexer reads columns by header name), so that the service,
+the indexer and the tests can run end-to-end without the 15 MB (165 MB unzipped) NPPES file:
+
+* ``npidata_pfile_sample.csv.gz``: NPPES rows (330 columns, every field quoted like CMS)
+  chosen by practice-location ZIP around a few metro centres (lower Manhattan, Austin,
+  Chicago, Los Angeles, Miami, Portland ME, plus Manchester NH and Columbia SC, the only
+  states with Medicare Advantage ZIP/plan data), every NPI named in the DAC files, and a
+  few deactivated / reactivated NPIs so deactivation handling is exercised.
+* DAC / Physician Compare subsets (rows for sampled NPIs plus a few NPIs NPPES lacks),
+  the hospitals those rows are affiliated with plus the hospitals of the sample metros,
+  the NUCC taxonomy and the Medicare Advantage plan files (copied whole).
+
+Why a script: the sample must be reproducible and reviewable. Every choice is
+deterministic (metro caps take the lowest NPIs, files keep their source order, gzip is
+written with ``mtime=0`` and no file name), so running it twice gives identical bytes.
+
+Usage (from the repository root)::
+
+    .venv/bin/python scripts/build_sample.py --raw ../shared/data/raw --out data/sample
+"""
+
+import argparse
+import codecs
+import csv
+import gzip
+import hashlib
+import io
+import math
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NamedTuple, TextIO
+
+import zipcodes
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_RAW = REPO_ROOT.parent / "shared" / "data" / "raw"
+DEFAULT_OUT = REPO_ROOT / "data" / "sample"
+
+NPPES_SOURCE = "nppes/npidata_pfile_RECONSTRUCTED_from_nppes_weekly_2024-01-01_to_2024-02-11.csv.gz"
+NPPES_TARGET = "npidata_pfile_sample.csv.gz"
+COL_NPI = "NPI"
+COL_ENTITY = "Entity Type Code"
+COL_ZIP = "Provider Business Practice Location Address Postal Code"
+COL_COUNTRY = "Provider Business Practice Location Address Country Code (If outside U.S.)"
+COL_DEACTIVATED = "NPI Deactivation Date"
+COL_REACTIVATED = "NPI Reactivation Date"
+
+DEACTIVATED_ONLY_COUNT = 80  # deactivated, never reactivated (empty Entity Type Code)
+REACTIVATED_COUNT = 20  # deactivated then reactivated
+DAC_MISSING_PER_FILE = 10  # DAC NPIs absent from NPPES, kept per DAC file
+EARTH_RADIUS_MILES = 3958.8
+WHOLE_COPY_LIMIT = 1_000_000  # bytes; MA plan files above this would need a filter
+CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class Metro:
+    """A sampling area: every ZIP whose centroid lies within ``radius`` miles of the centre."""
+
+    key: str
+    lat: float
+    lon: float
+    radius: float
+    cap: int
+    hospital_state: str = ""  # if set, every hospital of this state is also kept
+
+
+METROS: tuple[Metro, ...] = (
+    Metro("lower_manhattan_ny", 40.7128, -74.0060, 5, 1000, hospital_state="NY"),
+    Metro("austin_tx", 30.2672, -97.7431, 25, 600),
+    Metro("chicago_il", 41.8781, -87.6298, 15, 600),
+    Metro("los_angeles_ca", 34.0522, -118.2437, 15, 600),
+    Metro("miami_fl", 25.7617, -80.1918, 15, 600),
+    Metro("portland_me", 43.6591, -70.2568, 25, 600, hospital_state="ME"),
+    Metro("manchester_nh", 42.9956, -71.4548, 25, 100),
+    Metro("columbia_sc", 34.0007, -81.0348, 25, 100),
+)
+
+
+@dataclass(frozen=True)
+class DacSpec:
+    """One DAC-family source file and the sample file cut from it."""
+
+    source: str
+    target: str
+    ccn_columns: tuple[str, ...]
+
+
+DAC_SPECS: tuple[DacSpec, ...] = (
+    DacSpec(
+        "dac/doctorspoint_DAC_NationalDownloadableFile.csv",
+        "dac_2021_layout.csv",
+        tuple(f"hosp_afl_{i}" for i in range(1, 6)),
+    ),
+    DacSpec(
+        "dac/Physician_Compare_National_Downloadable_File_2017.csv",
+        "physician_compare_2017_layout.csv",
+        tuple(f"Hospital affiliation CCN {i}" for i in range(1, 6)),
+    ),
+    DacSpec("dac/arthi_DAC_NationalDownloadableFile_ME_reduced.csv", "dac_me_reduced.csv", ()),
+)
+
+HOSPITAL_SOURCE = "hospitals/Hospital_General_Information.csv"
+HOSPITAL_TARGET = "Hospital_General_Information.csv"
+WHOLE_COPIES: tuple[tuple[str, str], ...] = (
+    ("nucc/nucc_taxonomy_251.csv", "nucc_taxonomy_251.csv"),
+    ("ma_plans/medicare_plan_finder_2026_plans.csv", "medicare_plan_finder_2026_plans.csv"),
+    (
+        "ma_plans/medicare_plan_finder_2026_plan_county.csv",
+        "medicare_plan_finder_2026_plan_county.csv",
+    ),
+    ("ma_plans/medicare_plan_finder_2026_zip_plan.csv", "medicare_plan_finder_2026_zip_plan.csv"),
+    ("ma_plans/MA_Contract_Directory_2024_08.csv", "MA_Contract_Directory_2024_08.csv"),
+)
+SIZE_LIMITED = frozenset(
+    {"medicare_plan_finder_2026_plan_county.csv", "medicare_plan_finder_2026_zip_plan.csv"}
+)
+
+Row = list[str]
+Coords = dict[str, tuple[float, float]]
+# zipcodes ships without annotations: give its one function we use a type.
+list_all_zipcodes: Callable[[], list[dict[str, str]]] = zipcodes.list_all
+
+
+class NppesKey(NamedTuple):
+    """The few NPPES fields needed to decide whether a row goes into the sample."""
+
+    npi: str
+    zip5: str
+    country: str
+    entity: str
+    deactivated: bool
+    reactivated: bool
+
+
+@dataclass(frozen=True)
+class TextFormat:
+    """Encoding and line terminator of a source file, reused when writing its subset."""
+
+    encoding: str
+    newline: str
+
+
+@dataclass
+class DacResult:
+    """Rows kept from one DAC file and why."""
+
+    spec: DacSpec
+    in_sample: int = 0
+    missing_npis: list[str] = field(default_factory=list)
+    ccns: set[str] = field(default_factory=set)
+
+
+# --------------------------------------------------------------------------- formats
+
+
+def _open_binary(path: Path) -> gzip.GzipFile | io.BufferedReader:
+    return gzip.GzipFile(path, "rb") if path.suffix == ".gz" else path.open("rb")
+
+
+def _open_text(path: Path, encoding: str) -> TextIO:
+    if path.suffix == ".gz":
+        return gzip.open(path, "rt", encoding=encoding, newline="")
+    return path.open(encoding=encoding, newline="")
+
+
+def detect_format(path: Path) -> TextFormat:
+    """UTF-8 if the whole file decodes as UTF-8, else Latin-1; newline of the first line."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    encoding = "utf-8"
+    with _open_binary(path) as fh:
+        first = fh.readline()
+        try:
+            decoder.decode(first)
+            while chunk := fh.read(CHUNK):
+                decoder.decode(chunk)
+            decoder.decode(b"", final=True)
+        except UnicodeDecodeError:
+            encoding = "latin-1"
+    return TextFormat(encoding, "\r\n" if first.endswith(b"\r\n") else "\n")
+
+
+@contextmanager
+def read_csv(path: Path, fmt: TextFormat) -> Iterator[Iterator[Row]]:
+    """Yield a csv.reader over a plain or gzipped file."""
+    with _open_text(path, fmt.encoding) as text:
+        yield csv.reader(text)
+
+
+def write_csv(path: Path, fmt: TextFormat, rows: Iterable[Row]) -> None:
+    """Write rows quoting only where needed (csv.QUOTE_MINIMAL), in the source format."""
+    with path.open("w", encoding=fmt.encoding, newline="") as fh:
+        csv.writer(fh, quoting=csv.QUOTE_MINIMAL, lineterminator=fmt.newline).writerows(rows)
+
+
+def write_gzip_csv(path: Path, fmt: TextFormat, rows: Iterable[Row]) -> None:
+    """Write rows with every field quoted (as CMS does) into a reproducible gzip file."""
+    with (
+        path.open("wb") as raw,
+        gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=9, mtime=0) as gz,
+        io.TextIOWrapper(gz, encoding=fmt.encoding, newline="") as text,
+    ):
+        csv.writer(text, quoting=csv.QUOTE_ALL, lineterminator=fmt.newline).writerows(rows)
+
+
+def column_index(header: Row, name: str) -> int:
+    """Index of a column by name, ignoring surrounding spaces (the 2021 DAC uses ', ')."""
+    stripped = [h.strip() for h in header]
+    return stripped.index(name)
+
+
+# --------------------------------------------------------------------------- geography
+
+
+def haversine_miles(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
+    """Great-circle distance between two points, in statute miles."""
+    p1, p2 = math.radians(lat1), math.radians(lat2)
+    dp, dl = p2 - p1, math.radians(lon2 - lon1)
+    h = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
+    return 2 * EARTH_RADIUS_MILES * math.asin(math.sqrt(h))
+
+
+def load_zip_coords() -> Coords:
+    """ZIP -> (lat, lon) from the ``zipcodes`` package (first record wins)."""
+    coords: Coords = {}
+    for rec in list_all_zipcodes():
+        coords.setdefault(str(rec["zip_code"]), (float(rec["lat"]), float(rec["long"])))
+    return coords
+
+
+def zip_metros(coords: Coords) -> dict[str, str]:
+    """ZIP -> key of the first metro whose radius contains the ZIP centroid."""
+    found: dict[str, str] = {}
+    for zip5, (lat, lon) in sorted(coords.items()):
+        for metro in METROS:
+            if haversine_miles(lat, lon, metro.lat, metro.lon) <= metro.radius:
+                found[zip5] = metro.key
+                break
+    return found
+
+
+# --------------------------------------------------------------------------- NPPES
+
+
+def scan_nppes(path: Path, fmt: TextFormat) -> list[NppesKey]:
+    """First pass over NPPES: the selection fields of every row."""
+    keys: list[NppesKey] = []
+    with read_csv(path, fmt) as rows:
+        header = next(rows)
+        idx = [column_index(header, c) for c in (COL_NPI, COL_ZIP, COL_COUNTRY, COL_ENTITY)]
+        deact, react = column_index(header, COL_DEACTIVATED), column_index(header, COL_REACTIVATED)
+        for row in rows:
+            npi, zip_code, country, entity = (row[i] for i in idx)
+            keys.append(
+                NppesKey(npi, zip_code[:5], country, entity, bool(row[deact]), bool(row[react]))
+            )
+    return keys
+
+
+def select_metros(keys: list[NppesKey], zip_metro: dict[str, str]) -> dict[str, list[str]]:
+    """Per metro, the lowest ``cap`` NPIs with a US practice ZIP inside its radius."""
+    by_metro: dict[str, list[str]] = {m.key: [] for m in METROS}
+    for key in keys:
+        metro = zip_metro.get(key.zip5)
+        if metro and key.country in ("", "US"):
+            by_metro[metro].append(key.npi)
+    caps = {m.key: m.cap for m in METROS}
+    return {k: sorted(v)[: caps[k]] for k, v in by_metro.items()}
+
+
+def select_deactivated(keys: list[NppesKey]) -> tuple[list[str], list[str]]:
+    """Lowest NPIs of deactivated-only rows and of deactivated-then-reactivated rows."""
+    only = sorted(k.npi for k in keys if k.deactivated and not k.reactivated)
+    again = sorted(k.npi for k in keys if k.deactivated and k.reactivated)
+    return only[:DEACTIVATED_ONLY_COUNT], again[:REACTIVATED_COUNT]
+
+
+def collect_rows(path: Path, fmt: TextFormat, wanted: set[str]) -> tuple[Row, list[Row]]:
+    """Second pass over NPPES: header and the wanted rows, in ascending NPI order."""
+    found: dict[str, Row] = {}
+    with read_csv(path, fmt) as rows:
+        header = next(rows)
+        npi_col = column_index(header, COL_NPI)
+        for row in rows:
+            if row[npi_col] in wanted:
+                found.setdefault(row[npi_col], row)
+    return header, [found[n] for n in sorted(found)]
+
+
+# --------------------------------------------------------------------------- DAC
+
+
+def dac_npis(raw: Path) -> set[str]:
+    """Every (whitespace-stripped, non-empty) NPI named in any DAC file."""
+    npis: set[str] = set()
+    for spec in DAC_SPECS:
+        path = raw / spec.source
+        with read_csv(path, detect_format(path)) as rows:
+            npi_col = column_index(next(rows), COL_NPI)
+            npis.update(row[npi_col].strip() for row in rows if row[npi_col].strip())
+    return npis
+
+
+def first_missing(rows: list[Row], npi_col: int, all_npis: set[str]) -> set[int]:
+    """Row indexes of the first row of each of the lowest NPIs that NPPES lacks."""
+    first: dict[str, int] = {}
+    for i, row in enumerate(rows):
+        npi = row[npi_col].strip()
+        if npi and npi not in all_npis:
+            first.setdefault(npi, i)
+    return {first[n] for n in sorted(first)[:DAC_MISSING_PER_FILE]}
+
+
+def subset_dac(
+    raw: Path, out: Path, spec: DacSpec, sample: set[str], all_npis: set[str]
+) -> DacResult:
+    """Keep rows of sampled NPIs plus a few NPPES-absent NPIs, in source order."""
+    path = raw / spec.source
+    fmt = detect_format(path)
+    with read_csv(path, fmt) as reader:
+        header, rows = next(reader), list(reader)
+    npi_col = column_index(header, COL_NPI)
+    ccn_cols = [column_index(header, c) for c in spec.ccn_columns]
+    missing = first_missing(rows, npi_col, all_npis)
+    result = DacResult(spec)
+    kept: list[Row] = [header]
+    for i, row in enumerate(rows):
+        npi = row[npi_col].strip()
+        if npi in sample:
+            result.in_sample += 1
+        elif i in missing:
+            result.missing_npis.append(npi)
+        else:
+            continue
+        kept.append(row)
+        result.ccns.update(norm_ccn(row[c]) for c in ccn_cols if norm_ccn(row[c]))
+    write_csv(out / spec.target, fmt, kept)
+    return result
+
+
+# --------------------------------------------------------------------------- hospitals
+
+
+def norm_ccn(value: str) -> str:
+    """CCN without surrounding spaces or leading zeros (the hospital file drops them)."""
+    return value.strip().lstrip("0")
+
+
+def hospital_reason(row: dict[str, str], ccns: set[str], zip_metro: dict[str, str]) -> str:
+    """Why a hospital row is kept ('' if it is not)."""
+    if norm_ccn(row["Facility ID"]) in ccns:
+        return "dac_affiliation"
+    states = {m.hospital_state for m in METROS if m.hospital_state}
+    if row["State"] in states:
+        return f"state_{row['State']}"
+    return zip_metro.get(row["ZIP Code"].strip().zfill(5)[:5], "")
+
+
+def subset_hospitals(
+    raw: Path, out: Path, ccns: set[str], zip_metro: dict[str, str]
+) -> tuple[dict[str, int], int]:
+    """Write the kept hospitals; return counts per reason and DAC CCNs not found."""
+    path = raw / HOSPITAL_SOURCE
+    fmt = detect_format(path)
+    with read_csv(path, fmt) as reader:
+        header, rows = next(reader), list(reader)
+    counts: dict[str, int] = {}
+    kept = [header]
+    for row in rows:
+        reason = hospital_reason(dict(zip(header, row, strict=True)), ccns, zip_metro)
+        if reason:
+            counts[reason] = counts.get(reason, 0) + 1
+            kept.append(row)
+    write_csv(out / HOSPITAL_TARGET, fmt, kept)
+    known = {norm_ccn(r[column_index(header, "Facility ID")]) for r in rows}
+    return counts, len(ccns - known)
+
+
+# --------------------------------------------------------------------------- copies
+
+
+def copy_whole(raw: Path, out: Path) -> None:
+    """Copy the NUCC and Medicare Advantage files unchanged (bytes)."""
+    for source, target in WHOLE_COPIES:
+        data = (raw / source).read_bytes()
+        if target in SIZE_LIMITED and len(data) >= WHOLE_COPY_LIMIT:
+            raise SystemExit(f"{source} is {len(data)} B (>= 1 MB): add a row filter here")
+        (out / target).write_bytes(data)
+
+
+# --------------------------------------------------------------------------- main
+
+
+def count_rows(path: Path) -> int:
+    """Data rows (excluding the header) of a plain or gzipped CSV."""
+    with read_csv(path, detect_format(path)) as rows:
+        return sum(1 for _ in rows) - 1
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def print_sizes(out: Path) -> None:
+    """Rows, bytes and sha256 of every CSV in the output directory, and the total."""
+    total = 0
+    print("\nOutputs:")
+    for path in sorted(p for p in out.iterdir() if p.name.endswith((".csv", ".csv.gz"))):
+        size = path.stat().st_size
+        total += size
+        print(f"  {path.name:45} {count_rows(path):>7} rows {size:>10,} B  {sha256(path)[:16]}")
+    print(f"  {'total (data files)':45} {'':>12} {total:>10,} B")
+
+
+def build_nppes(raw: Path, out: Path, zip_metro: dict[str, str]) -> tuple[set[str], set[str]]:
+    """Select and write the NPPES sample; return (sample NPIs, all NPPES NPIs)."""
+    path = raw / NPPES_SOURCE
+    fmt = detect_format(path)
+    keys = scan_nppes(path, fmt)
+    all_npis = {k.npi for k in keys}
+    metros = select_metros(keys, zip_metro)
+    dac_overlap = dac_npis(raw) & all_npis
+    deact_only, reactivated = select_deactivated(keys)
+    wanted = set(dac_overlap).union(deact_only, reactivated, *metros.values())
+    header, rows = collect_rows(path, fmt, wanted)
+    write_gzip_csv(out / NPPES_TARGET, fmt, [header, *rows])
+    report_nppes(keys, fmt, metros, dac_overlap, wanted)
+    return wanted, all_npis
+
+
+def report_nppes(
+    keys: list[NppesKey],
+    fmt: TextFormat,
+    metros: dict[str, list[str]],
+    dac_overlap: set[str],
+    wanted: set[str],
+) -> None:
+    """Print how the NPPES sample was assembled."""
+    print(f"NPPES source: {len(keys)} rows, {fmt.encoding}, newline={fmt.newline!r}")
+    for metro in METROS:
+        print(
+            f"  metro {metro.key:22} {len(metros[metro.key]):>5} (cap {metro.cap}, "
+            f"{metro.radius:g} mi)"
+        )
+    kept = [k for k in keys if k.npi in wanted]
+    print(f"  DAC NPIs also in NPPES       {len(dac_overlap):>5}")
+    for label, test in (
+        ("deactivated-only", lambda k: k.deactivated and not k.reactivated),
+        ("reactivated", lambda k: k.reactivated),
+    ):
+        print(
+            f"  {label + ' in sample':28} {sum(map(test, kept)):>5}"
+            f" (of {sum(map(test, keys))} in source)"
+        )
+    print(f"  NPPES sample rows (unique)   {len(wanted):>5}")
+
+
+def report_dac(results: list[DacResult]) -> None:
+    for res in results:
+        print(
+            f"DAC {res.spec.target:35} {res.in_sample:>4} rows of sampled NPIs, "
+            f"{len(res.missing_npis)} rows of NPIs absent from NPPES, "
+            f"{len(res.ccns)} hospital CCNs"
+        )
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--raw", type=Path, default=DEFAULT_RAW, help="raw data directory")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output directory")
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = parse_args()
+    raw, out = args.raw.resolve(), args.out.resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    zip_metro = zip_metros(load_zip_coords())
+    sample, all_npis = build_nppes(raw, out, zip_metro)
+    results = [subset_dac(raw, out, spec, sample, all_npis) for spec in DAC_SPECS]
+    report_dac(results)
+    ccns: set[str] = set().union(*(r.ccns for r in results))
+    counts, unknown = subset_hospitals(raw, out, ccns, zip_metro)
+    print(
+        f"Hospitals kept by reason: {dict(sorted(counts.items()))}; "
+        f"{len(ccns)} DAC CCNs, {unknown} not in the hospital file"
+    )
+    copy_whole(raw, out)
+    print_sizes(out)
+
+
+if __name__ == "__main__":
+    main()

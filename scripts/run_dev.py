@@ -1,0 +1,76 @@
+"""`make run`: Elasticsearch (local node unless ELASTICSEARCH_URL is set) + the bundled sample
+loaded through the indexer + the API on 127.0.0.1:${PORT:-8080}, until Ctrl-C or SIGTERM."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import sys
+from pathlib import Path
+
+from aiohttp import web
+
+from core import es_launcher
+from core.es_client import make_client
+from core.index_contract import IndexNames
+from indexer.cli import print_report
+from indexer.load import LoadOptions, SourceFiles, load
+from service.app import create_app
+from service.auth import mint_token
+from service.settings import Settings
+
+SAMPLE_DIR = Path(__file__).resolve().parent.parent / "data" / "sample"
+EXAMPLE_NPI = "1003000100"  # an individual in the bundled sample (Gardena, CA)
+
+
+async def _load_sample(url: str, names: IndexNames) -> None:
+    es = make_client(url, request_timeout=120)
+    try:
+        report = await load(
+            es, SourceFiles.discover(SAMPLE_DIR), LoadOptions(names=names, progress=True)
+        )
+        print_report(report)
+    finally:
+        await es.close()
+
+
+def _print_examples(base: str, token: str) -> None:
+    auth = f'-H "Authorization: Bearer {token}"'
+    print(f"\nDevelopment token (all scopes, 1 day):\n{token}\n")
+    print("Examples:")
+    print(f"  curl -s {auth} {base}/v2/providers/{EXAMPLE_NPI}")
+    print(f"  curl -s {auth} {base}/v2/providers/{EXAMPLE_NPI}/locations")
+    print(f"  curl -s {base}/readyz\n")
+
+
+def _interrupt(signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def main() -> int:
+    signal.signal(signal.SIGTERM, _interrupt)  # until run_app installs its own handlers
+    node = es_launcher.start()
+    print(f"Elasticsearch ({node.kind}) at {node.url}")
+    try:
+        os.environ["ELASTICSEARCH_URL"] = node.url
+        settings = Settings(port=int(os.environ.get("PORT", "8080")))
+        asyncio.run(_load_sample(node.url, IndexNames(settings.index_prefix)))
+        token = mint_token(settings, ttl_s=86400)
+        _print_examples(f"http://{settings.host}:{settings.port}", token)
+        logging.basicConfig(level=logging.INFO, format="%(message)s")
+        logging.getLogger("elastic_transport").setLevel(logging.WARNING)
+        # run_app turns SIGINT and SIGTERM into a graceful shutdown and returns.
+        web.run_app(create_app(settings), host=settings.host, port=settings.port, print=print)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if node.started_here:
+            print("Stopping the Elasticsearch node started for this run ...")
+            es_launcher.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,19 @@
+"""Typed keys for what the app and each request carry."""
+
+from __future__ import annotations
+
+from aiohttp import web
+from elasticsearch import AsyncElasticsearch
+
+from core.index_contract import IndexNames
+from service.auth import Verifier
+from service.settings import Settings
+
+SETTINGS = web.AppKey("settings", Settings)
+ES = web.AppKey("elasticsearch", AsyncElasticsearch)
+INDEX_NAMES = web.AppKey("index_names", IndexNames)
+VERIFIER = web.AppKey("verifier", Verifier)
+
+REQUEST_ID = web.RequestKey("request_id", str)
+SUBJECT = web.RequestKey("subject", str)
+SCOPES = web.RequestKey("scopes", frozenset)

@@ -1,0 +1,73 @@
+"""Request id and bearer-token middlewares."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Awaitable, Callable
+
+from aiohttp import web
+
+from service.auth import InvalidToken
+from service.errors import ProblemError
+from service.keys import REQUEST_ID, SCOPES, SUBJECT, VERIFIER
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+_SAFE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+REQUIRED_SCOPE_ATTRIBUTE = "required_scope"
+
+
+def requires_scope(scope: str) -> Callable[[Handler], Handler]:
+    """Mark a handler as needing a bearer token with ``scope``."""
+
+    def mark(handler: Handler) -> Handler:
+        setattr(handler, REQUIRED_SCOPE_ATTRIBUTE, scope)
+        return handler
+
+    return mark
+
+
+@web.middleware
+async def request_id_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    given = request.headers.get("X-Request-ID", "")
+    request_id = given if _SAFE_REQUEST_ID.match(given) else uuid.uuid4().hex
+    request[REQUEST_ID] = request_id
+    try:
+        response = await handler(request)
+    except web.HTTPException as error:
+        error.headers["X-Request-ID"] = request_id
+        raise
+    response.headers["X-Request-ID"] = request_id
+    return response
+
+
+def _unauthorized(detail: str, error: str = "invalid_token") -> ProblemError:
+    challenge = f'Bearer realm="provider-directory", error="{error}"'
+    return ProblemError(
+        401, "unauthorized", "Unauthorized", detail, headers={"WWW-Authenticate": challenge}
+    )
+
+
+@web.middleware
+async def auth_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    scope = getattr(request.match_info.handler, REQUIRED_SCOPE_ATTRIBUTE, None)
+    if scope is None:
+        return await handler(request)
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise _unauthorized("a bearer token is required", error="invalid_request")
+    try:
+        claims = request.app[VERIFIER].verify(token.strip())
+    except InvalidToken as error:
+        raise _unauthorized(str(error)) from None
+    if scope not in claims.scopes:
+        raise ProblemError(
+            403,
+            "insufficient_scope",
+            "Forbidden",
+            f"this endpoint needs the scope {scope!r}",
+            headers={"WWW-Authenticate": f'Bearer error="insufficient_scope", scope="{scope}"'},
+        )
+    request[SUBJECT] = claims.subject
+    request[SCOPES] = claims.scopes
+    return await handler(request)

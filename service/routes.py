@@ -1,0 +1,18 @@
+"""The URL map: every route of the service in one place."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from service.handlers import health, providers
+
+API_PREFIX = "/v2"
+
+
+def setup_routes(app: web.Application) -> None:
+    app.router.add_get("/healthz", health.healthz, name="healthz")
+    app.router.add_get("/readyz", health.readyz, name="readyz")
+    app.router.add_get(f"{API_PREFIX}/providers/{{npi}}", providers.get_provider, name="provider")
+    app.router.add_get(
+        f"{API_PREFIX}/providers/{{npi}}/locations", providers.get_locations, name="locations"
+    )

@@ -1,0 +1,53 @@
+"""Service configuration: the only reader of the environment (prefix ``PD_``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from core.index_contract import DEFAULT_PREFIX
+
+DEVELOPMENT_JWT_SECRET = "development-only-secret-never-use-in-production-0123456789"
+ALL_SCOPES = ("providers:read", "coverage:read")
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="PD_", extra="ignore", frozen=True, populate_by_name=True
+    )
+
+    environment: Literal["development", "test", "production"] = "development"
+    host: str = "127.0.0.1"
+    port: int = Field(default=8080, ge=1, le=65535)
+
+    elasticsearch_url: str = Field(
+        default="http://127.0.0.1:9200",
+        validation_alias="ELASTICSEARCH_URL",
+    )
+    index_prefix: str = DEFAULT_PREFIX
+    es_request_timeout_s: float = Field(default=2.0, gt=0)
+
+    jwt_algorithms: list[str] = ["HS256"]
+    jwt_secret: str | None = DEVELOPMENT_JWT_SECRET
+    jwt_public_key_file: Path | None = None
+    jwt_jwks_file: Path | None = None
+    jwt_issuer: str = "provider-directory"
+    jwt_audience: str = "provider-directory-api"
+    jwt_leeway_s: int = Field(default=30, ge=0, le=300)
+    token_ttl_s: int = Field(default=3600, gt=0)
+
+    max_body_bytes: int = Field(default=64 * 1024, gt=0)
+
+    @model_validator(mode="after")
+    def _refuse_development_secret(self) -> Settings:
+        if self.environment != "development" and self.jwt_secret == DEVELOPMENT_JWT_SECRET:
+            raise ValueError(
+                "PD_JWT_SECRET is the development secret: set a real secret (or unset it and "
+                "use PD_JWT_PUBLIC_KEY_FILE / PD_JWT_JWKS_FILE) outside development"
+            )
+        if "none" in (alg.lower() for alg in self.jwt_algorithms):
+            raise ValueError("the 'none' algorithm can never be allowed")
+        return self

@@ -1,0 +1,97 @@
+"""Shared fixtures: one real Elasticsearch node per test session, a random index prefix per test
+(or per read-only module), the service built through its own factory."""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from pathlib import Path
+
+import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestClient
+from elasticsearch import AsyncElasticsearch
+
+from core import es_launcher
+from core.es_client import make_client
+from core.index_contract import IndexNames
+from indexer.load import LoadOptions, LoadReport, SourceFiles, load
+from service.app import create_app
+from service.auth import mint_token
+from service.settings import ALL_SCOPES, Settings
+
+SAMPLE_DIR = Path(__file__).resolve().parent.parent / "data" / "sample"
+TEST_SECRET = secrets.token_urlsafe(32)
+
+ApiClient = TestClient[web.Request, web.Application]
+ClientFactory = Callable[..., Awaitable[ApiClient]]
+
+
+@pytest.fixture(scope="session")
+def es_url() -> Iterator[str]:
+    node = es_launcher.start()
+    yield node.url
+    if node.started_here:
+        es_launcher.stop()
+
+
+@pytest.fixture(scope="session")
+async def es(es_url: str) -> AsyncIterator[AsyncElasticsearch]:
+    client = make_client(es_url)
+    yield client
+    await client.close()
+
+
+async def _drop(es: AsyncElasticsearch, names: IndexNames) -> None:
+    await es.indices.delete(
+        index=f"{names.prefix}-*", ignore_unavailable=True, allow_no_indices=True
+    )
+
+
+@pytest.fixture
+async def index_names(es: AsyncElasticsearch) -> AsyncIterator[IndexNames]:
+    """Fresh, empty index names for one test; everything under them is removed afterwards."""
+    names = IndexNames(f"test-{uuid.uuid4().hex[:12]}")
+    yield names
+    await _drop(es, names)
+
+
+@pytest.fixture(scope="session")
+def sample_sources() -> SourceFiles:
+    return SourceFiles.discover(SAMPLE_DIR)
+
+
+@pytest.fixture(scope="session")
+async def loaded_sample(
+    es: AsyncElasticsearch, sample_sources: SourceFiles
+) -> AsyncIterator[tuple[IndexNames, LoadReport]]:
+    """The bundled sample loaded once under its own prefix, for read-only tests."""
+    names = IndexNames(f"test-sample-{uuid.uuid4().hex[:8]}")
+    report = await load(es, sample_sources, LoadOptions(names=names))
+    yield names, report
+    await _drop(es, names)
+
+
+def test_settings(es_url: str, names: IndexNames) -> Settings:
+    return Settings(
+        environment="test",
+        elasticsearch_url=es_url,
+        index_prefix=names.prefix,
+        jwt_secret=TEST_SECRET,
+    )
+
+
+@pytest.fixture
+def sample_settings(es_url: str, loaded_sample: tuple[IndexNames, LoadReport]) -> Settings:
+    return test_settings(es_url, loaded_sample[0])
+
+
+@pytest.fixture
+async def api(aiohttp_client: ClientFactory, sample_settings: Settings) -> ApiClient:
+    return await aiohttp_client(create_app(sample_settings))
+
+
+@pytest.fixture
+def auth_header(sample_settings: Settings) -> dict[str, str]:
+    return {"Authorization": f"Bearer {mint_token(sample_settings, scopes=ALL_SCOPES)}"}

@@ -1,0 +1,139 @@
+"""Loading into a real Elasticsearch: counts, field fidelity, atomic alias swap, failure safety."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from elasticsearch import AsyncElasticsearch
+
+from core.geo import lookup_zip
+from core.index_contract import INDEX_KINDS, IndexNames
+from indexer import versions
+from indexer.load import LoadOptions, LoadReport, SourceFiles, load
+from tests.source_rows import active_rows, nppes_rows
+
+Loaded = tuple[IndexNames, LoadReport]
+
+
+async def test_sample_counts_equal_active_rows_of_the_source(
+    es: AsyncElasticsearch, loaded_sample: Loaded, sample_sources: SourceFiles
+) -> None:
+    names, report = loaded_sample
+    source = nppes_rows(sample_sources.nppes)
+    active = active_rows(sample_sources.nppes)
+    assert report.rows_read == len(source)
+    assert report.deactivated == len(source) - len(active)
+    for kind in ("providers", "search", "locations"):
+        count = (await es.count(index=names.alias(kind)))["count"]
+        assert count == len(active), kind
+
+
+async def test_deactivated_npis_are_not_served(
+    es: AsyncElasticsearch, loaded_sample: Loaded, sample_sources: SourceFiles
+) -> None:
+    names, _ = loaded_sample
+    active = {row["NPI"] for row in active_rows(sample_sources.nppes)}
+    inactive = [row["NPI"] for row in nppes_rows(sample_sources.nppes) if row["NPI"] not in active]
+    assert inactive
+    found = await es.mget(index=names.alias("providers"), ids=inactive)
+    assert not any(doc["found"] for doc in found["docs"])
+
+
+async def test_location_documents_follow_the_source_address(
+    es: AsyncElasticsearch, loaded_sample: Loaded, sample_sources: SourceFiles
+) -> None:
+    names, _ = loaded_sample
+    rows = active_rows(sample_sources.nppes)[:200]
+    practice = "Provider Business Practice Location Address"
+    for row in rows:
+        hits = (
+            await es.search(index=names.alias("locations"), query={"term": {"npi": row["NPI"]}})
+        )["hits"]["hits"]
+        assert len(hits) == 1
+        address = hits[0]["_source"]["address"]
+        assert address["line1"] == row["Provider First Line Business Practice Location Address"]
+        assert address["city"] == row[f"{practice} City Name"]
+        assert address["state"] == row[f"{practice} State Name"]
+        assert address["zip"].replace("-", "") == row[f"{practice} Postal Code"]
+        place = lookup_zip(row[f"{practice} Postal Code"])
+        assert (address["lat"], address["lng"]) == (
+            (place.lat, place.lng) if place else (None, None)
+        )
+
+
+async def _serving(es: AsyncElasticsearch, names: IndexNames) -> str | None:
+    return await versions.current_version(es, names)
+
+
+async def test_second_load_swaps_every_alias_atomically(
+    es: AsyncElasticsearch, index_names: IndexNames, sample_sources: SourceFiles
+) -> None:
+    options = LoadOptions(names=index_names)
+    first = await load(es, sample_sources, options)
+    observed: list[tuple[int, int]] = []  # (indices behind the search alias, documents)
+    stop = asyncio.Event()
+
+    async def watch() -> None:
+        while not stop.is_set():
+            aliases = await es.indices.get_alias(name=index_names.alias("search"))
+            count = (await es.count(index=index_names.alias("search")))["count"]
+            observed.append((len(aliases), count))
+            await asyncio.sleep(0.01)
+
+    watcher = asyncio.create_task(watch())
+    second = await load(es, sample_sources, options)
+    stop.set()
+    await watcher
+
+    assert second.version > first.version
+    assert observed and all(n == 1 and count == first.documents["search"] for n, count in observed)
+    for kind in INDEX_KINDS:
+        found = await es.indices.get_alias(name=index_names.alias(kind))
+        assert list(found) == [index_names.versioned(kind, second.version)]
+    assert await versions.list_versions(es, index_names) == [first.version, second.version]
+
+    assert await versions.rollback(es, index_names) == first.version
+    assert await _serving(es, index_names) == first.version
+
+
+async def test_old_versions_are_pruned(
+    es: AsyncElasticsearch, index_names: IndexNames, sample_sources: SourceFiles
+) -> None:
+    options = LoadOptions(names=index_names, keep_versions=2)
+    reports = [await load(es, sample_sources, options) for _ in range(3)]
+    assert await versions.list_versions(es, index_names) == [r.version for r in reports[1:]]
+
+
+async def test_a_bad_file_leaves_the_aliases_and_removes_partial_indices(
+    es: AsyncElasticsearch, index_names: IndexNames, sample_sources: SourceFiles, tmp_path: Path
+) -> None:
+    good = await load(es, sample_sources, LoadOptions(names=index_names))
+    bad = tmp_path / "npidata_pfile_bad.csv"
+    bad.write_text("just,some,columns\n1,2,3\n")
+    with pytest.raises(ValueError, match="not an NPPES"):
+        await load(
+            es, SourceFiles(nppes=bad, nucc=sample_sources.nucc), LoadOptions(names=index_names)
+        )
+    assert await _serving(es, index_names) == good.version
+    assert await versions.list_versions(es, index_names) == [good.version]
+    indices = await es.indices.get(index=f"{index_names.prefix}-*")
+    assert len(indices) == len(INDEX_KINDS)
+
+
+async def test_a_load_cancelled_midway_leaves_the_aliases(
+    es: AsyncElasticsearch, index_names: IndexNames, sample_sources: SourceFiles
+) -> None:
+    good = await load(es, sample_sources, LoadOptions(names=index_names))
+    task = asyncio.create_task(
+        load(es, sample_sources, LoadOptions(names=index_names, chunk_size=100, concurrency=1))
+    )
+    while len(await versions.list_versions(es, index_names)) < 2:  # noqa: ASYNC110
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.3)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await _serving(es, index_names) == good.version
+    assert await versions.list_versions(es, index_names) == [good.version]
