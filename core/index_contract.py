@@ -130,6 +130,46 @@ class SearchDoc(TypedDict):
     provider: ProviderDoc
 
 
+NetworkStatus = Literal["in_network", "out_of_network"]
+
+
+class CoverageDoc(TypedDict):
+    """One row of an operator's coverage file. ``_id``: see ``coverage_doc_id``."""
+
+    contractYear: int
+    bidId: str  # canonical, see core.plans.canonical_bid_id
+    npi: str
+    locationId: str | None  # None: the whole provider, every location
+    networkStatus: NetworkStatus
+    acceptingNewPatients: bool | None
+    effectiveDate: str | None  # ISO date; None: since ever
+    terminationDate: str | None  # ISO date, exclusive; None: open-ended
+    source: str
+
+
+class PlanDoc(TypedDict):
+    """A Medicare Advantage plan (one bid id) in one contract year. ``_id``: ``plan_doc_id``."""
+
+    contractYear: int
+    bidId: str
+    contractId: str
+    planId: str
+    segmentId: str
+    planName: str | None
+    organization: str | None
+    planType: str | None
+    snpType: str | None
+    states: list[str]
+
+
+def coverage_doc_id(contract_year: int, bid_id: str, npi: str, location_id: str | None) -> str:
+    return f"{contract_year}:{bid_id}:{npi}:{location_id or '*'}"
+
+
+def plan_doc_id(contract_year: int, bid_id: str) -> str:
+    return f"{contract_year}:{bid_id}"
+
+
 def network_key(contract_year: int, bid_id: str) -> str:
     """The value of ``SearchDoc.inNetwork`` for one plan year."""
     return f"{contract_year}:{bid_id}"
@@ -188,13 +228,20 @@ MAPPINGS: dict[IndexKind, dict[str, Any]] = {
             "npi": _KEYWORD,
             "locationId": _KEYWORD,
             "networkStatus": _KEYWORD,
+            "acceptingNewPatients": {"type": "boolean"},
             "effectiveDate": {"type": "date"},
             "terminationDate": {"type": "date"},
+            "source": _KEYWORD,
         },
     },
     "plans": {
         "dynamic": False,
-        "properties": {"contractYear": {"type": "integer"}, "bidId": _KEYWORD},
+        "properties": {
+            "contractYear": {"type": "integer"},
+            "bidId": _KEYWORD,
+            "contractId": _KEYWORD,
+            "states": _KEYWORD,
+        },
     },
 }
 

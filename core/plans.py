@@ -1,0 +1,19 @@
+"""Medicare Advantage bid ids: contract (letter + 4 digits), plan (PBP, 3 digits), segment (3)."""
+
+from __future__ import annotations
+
+import re
+
+_BID_ID = re.compile(r"([A-Z][0-9]{4})[_-]([0-9]{3})(?:[_-]([0-9]{3}))?")
+
+
+def canonical_bid_id(text: str) -> str | None:
+    """``H1234-001``, ``h1234_001_000`` -> ``H1234_001_000``; None when not a bid id.
+
+    ``_`` or ``-`` separate the parts; a missing segment means ``000``.
+    """
+    match = _BID_ID.fullmatch(text.strip().upper())
+    if match is None:
+        return None
+    contract, plan, segment = match.groups()
+    return f"{contract}_{plan}_{segment or '000'}"
