@@ -118,6 +118,7 @@ class SearchDoc(TypedDict):
     entityType: str
     gender: str | None
     taxonomyCodes: list[str]
+    specialtyNames: list[str]  # NUCC display names, for facets
     languages: list[str]
     pcpEligible: bool
     inNetwork: list[str]
@@ -202,6 +203,7 @@ MAPPINGS: dict[IndexKind, dict[str, Any]] = {
             "entityType": _KEYWORD,
             "gender": _KEYWORD,
             "taxonomyCodes": _KEYWORD,
+            "specialtyNames": _KEYWORD,
             "languages": {**_KEYWORD, "normalizer": "lowercase_keyword"},
             "pcpEligible": {"type": "boolean"},
             "inNetwork": _KEYWORD,

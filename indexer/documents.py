@@ -156,6 +156,7 @@ def search_document(
         entityType=provider["entityType"],
         gender=provider["gender"],
         taxonomyCodes=[s["code"] for s in specialties],
+        specialtyNames=_unique([s["displayName"] for s in specialties]),
         languages=provider["languages"],
         pcpEligible=provider["pcpEligible"],
         inNetwork=[],
