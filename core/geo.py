@@ -39,6 +39,26 @@ def _zip_table() -> dict[str, ZipPlace]:
     return table
 
 
+@cache
+def _city_table() -> dict[tuple[str, str], tuple[float, float]]:
+    """(CITY, ST) -> mean of the ZIP centroids that name the city (primary or acceptable)."""
+    sums: dict[tuple[str, str], list[float]] = {}
+    for entry in zipcodes.list_all():  # type: ignore[no-untyped-call]
+        if not entry.get("lat") or not entry.get("long"):
+            continue
+        for city in [entry["city"], *entry.get("acceptable_cities", [])]:
+            acc = sums.setdefault((city.upper(), entry["state"]), [0.0, 0.0, 0.0])
+            acc[0] += float(entry["lat"])
+            acc[1] += float(entry["long"])
+            acc[2] += 1
+    return {key: (lat / n, lng / n) for key, (lat, lng, n) in sums.items()}
+
+
+def lookup_city(city: str, state: str) -> tuple[float, float] | None:
+    """Centre of a US city, as the mean of its ZIP centroids; None when unknown."""
+    return _city_table().get((" ".join(city.upper().split()), state.strip().upper()))
+
+
 def zip5(postal_code: str) -> str | None:
     """The 5-digit ZIP of a ZIP or ZIP+4 (with or without dash); None when not US-shaped."""
     digits = postal_code.replace("-", "").strip()

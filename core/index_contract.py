@@ -204,7 +204,8 @@ MAPPINGS: dict[IndexKind, dict[str, Any]] = {
             "gender": _KEYWORD,
             "taxonomyCodes": _KEYWORD,
             "specialtyNames": _KEYWORD,
-            "languages": {**_KEYWORD, "normalizer": "lowercase_keyword"},
+            "languages": {**_KEYWORD, "normalizer": "lowercase_keyword", "copy_to": "languageText"},
+            "languageText": _TEXT,
             "pcpEligible": {"type": "boolean"},
             "inNetwork": _KEYWORD,
             "fullName": {

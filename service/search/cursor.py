@@ -1,0 +1,53 @@
+"""Opaque cursors for deep paging: the request, the point in time and the last sort values."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any
+
+import orjson
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from service.search.models import SearchRequest
+
+CURSOR_VERSION = 1
+
+
+class InvalidCursor(ValueError):
+    pass
+
+
+class CursorState(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    v: int
+    request: dict[str, Any]
+    pit: str | None
+    after: list[Any]
+
+
+def encode_cursor(request: SearchRequest, pit: str | None, after: list[Any]) -> str:
+    state = CursorState(
+        v=CURSOR_VERSION,
+        request=request.model_dump(exclude={"cursor", "offset", "facets"}, exclude_none=True),
+        pit=pit,
+        after=after,
+    )
+    return base64.urlsafe_b64encode(orjson.dumps(state.model_dump())).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str, page_size: int | None) -> tuple[SearchRequest, CursorState]:
+    """The original request (with this page's size) and the paging state."""
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        state = CursorState.model_validate(orjson.loads(raw))
+        if state.v != CURSOR_VERSION:
+            raise InvalidCursor("cursor from another version")
+        fields = {**state.request, "facets": False}
+        if page_size is not None:
+            fields["pageSize"] = page_size
+        request = SearchRequest.model_validate_json(orjson.dumps(fields))
+    except (binascii.Error, ValueError, orjson.JSONDecodeError, ValidationError) as error:
+        raise InvalidCursor("the cursor is not valid; start again without it") from error
+    return request, state

@@ -1,0 +1,223 @@
+"""Search request -> Elasticsearch body. Pure: no I/O, unit-tested as plain dicts.
+
+Shape: a bool query whose filters hold the radius (a nested ``geo_distance`` on the provider's
+locations, whose inner hits are the in-radius locations sorted by distance) and the structured
+filters; the free text is matched word by word across fields with ``multi_match`` (fuzzy), so a
+name and a hospital in one box ("Johnson Mount Sinai") both count; phrase and exact-name clauses
+and a distance decay add to the score.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.index_contract import network_key
+from core.plans import canonical_bid_id
+from service.search.interpret import Interpretation, fold, words
+from service.search.models import SearchRequest
+from service.search.places import ResolvedPlace
+
+Body = dict[str, Any]
+TEXT_FIELDS = [
+    "fullName^3",
+    "names^2",
+    "organizations^1.5",
+    "specialtyText",
+    "credentials",
+    "languageText",
+]
+MAX_LOCATIONS_PER_RESULT = 100  # Elasticsearch's default max_inner_result_window
+DISTANCE_BANDS = [(0, 5), (5, 10), (10, 25), (25, None)]
+CLOSENESS_WEIGHT = 3.0
+FACET_SIZE = 20
+
+
+def _point(place: ResolvedPlace) -> dict[str, float]:
+    return {"lat": place.lat, "lon": place.lng}
+
+
+def _radius_filter(place: ResolvedPlace, radius_miles: float) -> Body:
+    return {"geo_distance": {"distance": f"{radius_miles}mi", "locations.point": _point(place)}}
+
+
+def _in_radius(place: ResolvedPlace, radius_miles: float) -> Body:
+    """Providers with a location inside the radius; the inner hits are those locations."""
+    return {
+        "nested": {
+            "path": "locations",
+            "query": _radius_filter(place, radius_miles),
+            "inner_hits": {
+                "name": "in_radius",
+                "size": MAX_LOCATIONS_PER_RESULT,
+                "_source": ["locations.location"],
+                "sort": [_distance_sort(place)],
+            },
+        }
+    }
+
+
+def _distance_sort(place: ResolvedPlace) -> Body:
+    return {
+        "_geo_distance": {
+            "locations.point": _point(place),
+            "order": "asc",
+            "unit": "mi",
+            "mode": "min",
+            "distance_type": "arc",
+        }
+    }
+
+
+def _closeness(place: ResolvedPlace, radius_miles: float) -> Body:
+    """Score in (0, CLOSENESS_WEIGHT]: nearer providers rank higher among equal text matches."""
+    return {
+        "nested": {
+            "path": "locations",
+            "score_mode": "max",
+            "query": {
+                "function_score": {
+                    "query": _radius_filter(place, radius_miles),
+                    "functions": [
+                        {
+                            "gauss": {
+                                "locations.point": {
+                                    "origin": _point(place),
+                                    "scale": f"{max(radius_miles / 2, 0.5)}mi",
+                                }
+                            }
+                        }
+                    ],
+                    "boost_mode": "replace",
+                }
+            },
+            "boost": CLOSENESS_WEIGHT,
+        }
+    }
+
+
+def text_clauses(text: str) -> list[Body]:
+    """Word-by-word fuzzy matching across fields, plus phrase and exact full-name bonuses."""
+    tokens = words(text)
+    if not tokens:
+        return []
+    folded = " ".join(tokens)
+    per_word = [
+        {
+            "multi_match": {
+                "query": token,
+                "fields": TEXT_FIELDS,
+                "type": "best_fields",
+                "fuzziness": "AUTO",
+                "max_expansions": 20,
+            }
+        }
+        for token in tokens
+    ]
+    return [
+        # ">2 words: 75 % must match", so one stray word does not empty the result.
+        {"bool": {"should": per_word, "minimum_should_match": "2<75%"}},
+        {"match_phrase": {"fullName": {"query": folded, "slop": 1, "boost": 4}}},
+        {"match_phrase": {"organizations": {"query": folded, "slop": 1, "boost": 2}}},
+        {"term": {"fullName.exact": {"value": fold(text).strip().lower(), "boost": 10}}},
+    ]
+
+
+def _filters(request: SearchRequest, interpretation: Interpretation) -> list[Body]:
+    filters: list[Body] = []
+    if codes := interpretation.taxonomy_codes:
+        filters.append({"terms": {"taxonomyCodes": codes}})
+    if request.taxonomyCode:
+        filters.append({"term": {"taxonomyCodes": request.taxonomyCode}})
+    if request.specialty:
+        filters.append(
+            {"match": {"specialtyText": {"query": request.specialty, "operator": "and"}}}
+        )
+    if request.language:
+        filters.append({"term": {"languages": request.language}})
+    if request.gender:
+        filters.append({"term": {"gender": request.gender}})
+    if request.entityType:
+        filters.append({"term": {"entityType": request.entityType}})
+    if request.pcpEligible is not None:
+        filters.append({"term": {"pcpEligible": request.pcpEligible}})
+    if request.bidId and request.contractYear:
+        bid = canonical_bid_id(request.bidId) or request.bidId
+        filters.append({"term": {"inNetwork": network_key(request.contractYear, bid)}})
+    return filters
+
+
+def _query(
+    request: SearchRequest, interpretation: Interpretation, place: ResolvedPlace | None
+) -> Body:
+    clauses = text_clauses(interpretation.text)
+    filters = _filters(request, interpretation)
+    should: list[Body] = clauses[1:]
+    if place is not None:
+        filters.append(_in_radius(place, request.radius_miles))
+        should.append(_closeness(place, request.radius_miles))
+    return {"bool": {"must": clauses[:1], "filter": filters, "should": should}}
+
+
+def _sort(request: SearchRequest, place: ResolvedPlace | None) -> list[Body]:
+    if request.effective_sort == "distance" and place is not None:
+        nested = {"path": "locations", "filter": _radius_filter(place, request.radius_miles)}
+        return [
+            {"_geo_distance": {**_distance_sort(place)["_geo_distance"], "nested": nested}},
+            {"npi": "asc"},
+        ]
+    return [{"_score": "desc"}, {"npi": "asc"}]
+
+
+def _facets(place: ResolvedPlace | None) -> Body:
+    aggs: Body = {
+        "specialty": {"terms": {"field": "specialtyNames", "size": FACET_SIZE}},
+        "gender": {"terms": {"field": "gender", "size": 5}},
+        "language": {"terms": {"field": "languages", "size": FACET_SIZE}},
+    }
+    if place is not None:
+        ranges = [
+            {"key": band_key(low, high), "from": low, **({"to": high} if high else {})}
+            for low, high in DISTANCE_BANDS
+        ]
+        aggs["distance"] = {
+            "nested": {"path": "locations"},
+            "aggs": {
+                "bands": {
+                    "geo_distance": {
+                        "field": "locations.point",
+                        "origin": _point(place),
+                        "unit": "mi",
+                        "ranges": ranges,
+                    },
+                    "aggs": {"providers": {"reverse_nested": {}}},
+                }
+            },
+        }
+    return aggs
+
+
+def band_key(low: int, high: int | None) -> str:
+    return f"{low}-{high}" if high is not None else f"{low}+"
+
+
+def build_search(
+    request: SearchRequest,
+    interpretation: Interpretation,
+    place: ResolvedPlace | None,
+    *,
+    search_after: list[Any] | None = None,
+) -> Body:
+    body: Body = {
+        "query": _query(request, interpretation, place),
+        "sort": _sort(request, place),
+        "size": request.pageSize,
+        "track_total_hits": True,
+        "_source": ["provider"] if place is not None else ["provider", "locations.location"],
+    }
+    if search_after is not None:
+        body["search_after"] = search_after
+    else:
+        body["from"] = request.offset
+    if request.facets:
+        body["aggs"] = _facets(place)
+    return body

@@ -1,0 +1,71 @@
+"""Elasticsearch hits -> the search response (providers with their in-radius locations)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.search.interpret import Interpretation
+from service.search.places import ResolvedPlace
+from service.search.query import DISTANCE_BANDS, band_key
+
+Json = dict[str, Any]
+
+
+def _locations(hit: Json, place: ResolvedPlace | None) -> list[Json]:
+    if place is None:
+        return [entry["location"] for entry in hit["_source"].get("locations", [])]
+    inner = hit.get("inner_hits", {}).get("in_radius", {}).get("hits", {}).get("hits", [])
+    return [
+        {**entry["_source"]["location"], "distance": round(float(entry["sort"][0]), 2)}
+        for entry in inner
+    ]
+
+
+def provider_results(hits: list[Json], place: ResolvedPlace | None) -> list[Json]:
+    return [{**hit["_source"]["provider"], "locations": _locations(hit, place)} for hit in hits]
+
+
+def interpreted_query(
+    interpretation: Interpretation, place: ResolvedPlace | None, radius_miles: float | None
+) -> Json:
+    return {
+        "text": interpretation.original,
+        "freeText": interpretation.text,
+        "specialties": [
+            {"term": m.term, "label": m.label, "taxonomyCodes": list(m.codes)}
+            for m in interpretation.specialties
+        ],
+        "location": None
+        if place is None
+        else {
+            "lat": place.lat,
+            "lng": place.lng,
+            "resolvedFrom": place.resolved_from,
+            "label": place.label,
+        },
+        "radiusMiles": radius_miles if place is not None else None,
+    }
+
+
+def facets(aggregations: Json) -> Json:
+    def buckets(name: str) -> list[Json]:
+        return [
+            {"value": b["key"], "count": b["doc_count"]}
+            for b in aggregations.get(name, {}).get("buckets", [])
+        ]
+
+    result: Json = {
+        "specialty": buckets("specialty"),
+        "gender": buckets("gender"),
+        "language": buckets("language"),
+    }
+    if "distance" in aggregations:
+        counts = {
+            b["key"]: b["providers"]["doc_count"]
+            for b in aggregations["distance"]["bands"]["buckets"]
+        }
+        result["distance"] = [
+            {"value": key, "count": counts.get(key, 0)}
+            for key in (band_key(lo, hi) for lo, hi in DISTANCE_BANDS)
+        ]
+    return result

@@ -1,0 +1,85 @@
+"""Request bodies: JSON reading and pydantic validation failures as 400/415 problems."""
+
+from __future__ import annotations
+
+import re
+from typing import TypeVar
+
+from aiohttp import web
+from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
+
+from service.errors import ProblemError
+
+Model = TypeVar("Model", bound=BaseModel)
+# Names pydantic puts in error locations for union members; not field names.
+_UNION_TAGS = frozenset({"LatLng", "ZipLocation", "CityLocation", "str", "function-after"})
+
+
+_FIELD_PREFIX = re.compile(r"^([A-Za-z]+): (.+)$", re.DOTALL)
+UNION_MESSAGES = {
+    "location": "expected {lat, lng}, {zip}, {city, state}, or a string such as '10013', "
+    "'Austin, TX' or '40.71,-74.00'",
+}
+
+
+def _union_member_errors(items: list[ErrorDetails]) -> list[ErrorDetails]:
+    """For a union field, keep the errors of the member whose shape the input had (no missing
+    or unknown keys), e.g. {"lat": 140, "lng": 0} reports lat's range, not every other form."""
+    by_member: dict[str, list[ErrorDetails]] = {}
+    for item in items:
+        if len(item["loc"]) > 1 and str(item["loc"][1]) in _UNION_TAGS:
+            by_member.setdefault(str(item["loc"][1]), []).append(item)
+    shape_errors = {"missing", "extra_forbidden", "model_type", "string_type"}
+    for member_items in by_member.values():
+        if not any(i["type"] in shape_errors for i in member_items):
+            return [{**i, "loc": (i["loc"][0], *i["loc"][2:])} for i in member_items]
+    return []
+
+
+def field_errors(error: ValidationError) -> list[dict[str, str]]:
+    """One message per field; model-level messages written "field: message" name their field."""
+    seen: dict[str, str] = {}
+    items = error.errors(include_url=False)
+    for union_field, message in UNION_MESSAGES.items():
+        in_union = [i for i in items if i["loc"] and i["loc"][0] == union_field]
+        if len(in_union) > 1:
+            chosen = _union_member_errors(in_union)
+            items = [i for i in items if i not in in_union] + chosen
+            if not chosen:
+                seen[union_field] = message
+    for item in items:
+        loc = [str(part) for part in item["loc"]]
+        message = item["msg"].removeprefix("Value error, ")
+        path = ".".join(loc)
+        if not path and (match := _FIELD_PREFIX.match(message)):
+            path, message = match.group(1), match.group(2)
+        seen.setdefault(path or "(body)", message)
+    return [{"field": field, "message": message} for field, message in seen.items()]
+
+
+def invalid_request(errors: list[dict[str, str]]) -> ProblemError:
+    summary = "; ".join(f"{e['field']}: {e['message']}" for e in errors[:5])
+    return ProblemError(400, "validation_error", "Bad Request", summary, errors=errors)
+
+
+async def read_model(request: web.Request, model: type[Model]) -> Model:
+    """The JSON body validated as ``model``; 415 for another media type, 400 for bad JSON."""
+    if request.content_type != "application/json":
+        raise ProblemError(
+            415,
+            "unsupported_media_type",
+            "Unsupported Media Type",
+            "send the request body as application/json",
+        )
+    raw = await request.read()
+    if not raw.strip():
+        raise invalid_request([{"field": "(body)", "message": "the request body is empty"}])
+    try:
+        return model.model_validate_json(raw)
+    except ValidationError as error:
+        if any(item["type"] == "json_invalid" for item in error.errors()):
+            raise ProblemError(
+                400, "malformed_json", "Bad Request", "the request body is not valid JSON"
+            ) from None
+        raise invalid_request(field_errors(error)) from None
