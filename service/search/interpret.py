@@ -23,7 +23,10 @@ _NON_WORD = re.compile(r"[^a-z0-9&]+")
 @dataclass(frozen=True, slots=True)
 class Concept:
     label: str
-    codes: tuple[str, ...]
+    codes: tuple[str, ...]  # a code ending in "*" is a prefix of NUCC codes
+
+    def matches(self, code: str) -> bool:
+        return any(code.startswith(c[:-1]) if c.endswith("*") else code == c for c in self.codes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +44,13 @@ class Interpretation:
 
     @property
     def taxonomy_codes(self) -> list[str]:
+        """Exact codes and "prefix*" patterns of every recognised specialty."""
         return list(dict.fromkeys(code for match in self.specialties for code in match.codes))
+
+    @property
+    def words(self) -> list[str]:
+        """Every meaningful word of the query, specialty terms included."""
+        return [w for w in words(self.original) if w not in STOPWORDS]
 
 
 def fold(text: str) -> str:

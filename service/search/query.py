@@ -13,7 +13,7 @@ from typing import Any
 
 from core.index_contract import network_key
 from core.plans import canonical_bid_id
-from service.search.interpret import Interpretation, fold, words
+from service.search.interpret import Interpretation, words
 from service.search.models import SearchRequest
 from service.search.places import ResolvedPlace
 
@@ -29,6 +29,7 @@ TEXT_FIELDS = [
 MAX_LOCATIONS_PER_RESULT = 100  # Elasticsearch's default max_inner_result_window
 DISTANCE_BANDS = [(0, 5), (5, 10), (10, 25), (25, None)]
 CLOSENESS_WEIGHT = 3.0
+SPECIALTY_BOOST = 5.0
 FACET_SIZE = 20
 
 
@@ -95,37 +96,62 @@ def _closeness(place: ResolvedPlace, radius_miles: float) -> Body:
     }
 
 
-def text_clauses(text: str) -> list[Body]:
-    """Word-by-word fuzzy matching across fields, plus phrase and exact full-name bonuses."""
-    tokens = words(text)
-    if not tokens:
-        return []
-    folded = " ".join(tokens)
-    per_word = [
-        {
-            "multi_match": {
-                "query": token,
-                "fields": TEXT_FIELDS,
-                "type": "best_fields",
-                "fuzziness": "AUTO",
-                "max_expansions": 20,
-            }
+def _word_match(word: str) -> Body:
+    return {
+        "multi_match": {
+            "query": word,
+            "fields": TEXT_FIELDS,
+            "type": "best_fields",
+            "fuzziness": "AUTO",
+            "max_expansions": 20,
         }
-        for token in tokens
+    }
+
+
+def text_clauses(interpretation: Interpretation) -> tuple[Body | None, list[Body]]:
+    """(required clause, score-only clauses) for the free text.
+
+    Each free word is matched across fields (fuzzy); with more than two words 75 % must match,
+    so one stray word does not empty the result. Words taken as a specialty are not required,
+    but still score when they are part of a name ("Blue Goose Pharmacy Group").
+    """
+    free = words(interpretation.text)
+    every = interpretation.words
+    if not free:
+        return None, []
+    required = {"bool": {"should": [_word_match(w) for w in free], "minimum_should_match": "2<75%"}}
+    bonus: list[Body] = [
+        {"match_phrase": {"fullName": {"query": " ".join(free), "slop": 1, "boost": 4}}},
+        {"match_phrase": {"organizations": {"query": " ".join(every), "slop": 1, "boost": 2}}},
+        {"term": {"fullName.exact": {"value": " ".join(free), "boost": 10}}},
     ]
-    return [
-        # ">2 words: 75 % must match", so one stray word does not empty the result.
-        {"bool": {"should": per_word, "minimum_should_match": "2<75%"}},
-        {"match_phrase": {"fullName": {"query": folded, "slop": 1, "boost": 4}}},
-        {"match_phrase": {"organizations": {"query": folded, "slop": 1, "boost": 2}}},
-        {"term": {"fullName.exact": {"value": fold(text).strip().lower(), "boost": 10}}},
-    ]
+    if len(every) > len(free):
+        bonus.append({"multi_match": {"query": " ".join(every), "fields": TEXT_FIELDS[:3]}})
+    return required, bonus
+
+
+def specialty_clause(codes: list[str], boost: float | None = None) -> Body:
+    """Providers with any of these taxonomy codes ("207V*" is a prefix)."""
+    exact = [c for c in codes if not c.endswith("*")]
+    clauses: list[Body] = [{"terms": {"taxonomyCodes": exact}}] if exact else []
+    clauses += [{"prefix": {"taxonomyCodes": c[:-1]}} for c in codes if c.endswith("*")]
+    body: Body = {"bool": {"should": clauses, "minimum_should_match": 1}}
+    if boost is not None:
+        body["bool"]["boost"] = boost
+    return body
+
+
+def specialty_mode(interpretation: Interpretation) -> str | None:
+    """Alone, a specialty filters ("cardiologist"); beside a name it ranks ("Smith cardio")."""
+    if not interpretation.specialties:
+        return None
+    return "filter" if not interpretation.text else "boost"
 
 
 def _filters(request: SearchRequest, interpretation: Interpretation) -> list[Body]:
     filters: list[Body] = []
-    if codes := interpretation.taxonomy_codes:
-        filters.append({"terms": {"taxonomyCodes": codes}})
+    if specialty_mode(interpretation) == "filter":
+        filters.append(specialty_clause(interpretation.taxonomy_codes))
     if request.taxonomyCode:
         filters.append({"term": {"taxonomyCodes": request.taxonomyCode}})
     if request.specialty:
@@ -149,13 +175,15 @@ def _filters(request: SearchRequest, interpretation: Interpretation) -> list[Bod
 def _query(
     request: SearchRequest, interpretation: Interpretation, place: ResolvedPlace | None
 ) -> Body:
-    clauses = text_clauses(interpretation.text)
+    required, should = text_clauses(interpretation)
     filters = _filters(request, interpretation)
-    should: list[Body] = clauses[1:]
+    if specialty_mode(interpretation) == "boost":
+        should.append(specialty_clause(interpretation.taxonomy_codes, boost=SPECIALTY_BOOST))
     if place is not None:
         filters.append(_in_radius(place, request.radius_miles))
         should.append(_closeness(place, request.radius_miles))
-    return {"bool": {"must": clauses[:1], "filter": filters, "should": should}}
+    must = [required] if required else []
+    return {"bool": {"must": must, "filter": filters, "should": should}}
 
 
 def _sort(request: SearchRequest, place: ResolvedPlace | None) -> list[Body]:

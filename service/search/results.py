@@ -6,7 +6,7 @@ from typing import Any
 
 from service.search.interpret import Interpretation
 from service.search.places import ResolvedPlace
-from service.search.query import DISTANCE_BANDS, band_key
+from service.search.query import DISTANCE_BANDS, band_key, specialty_mode
 
 Json = dict[str, Any]
 
@@ -35,6 +35,7 @@ def interpreted_query(
             {"term": m.term, "label": m.label, "taxonomyCodes": list(m.codes)}
             for m in interpretation.specialties
         ],
+        "specialtyMode": specialty_mode(interpretation),
         "location": None
         if place is None
         else {

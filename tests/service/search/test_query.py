@@ -1,0 +1,97 @@
+"""The pure query builder: request in, Elasticsearch body out."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from service.search.interpret import interpret
+from service.search.models import SearchRequest
+from service.search.places import resolve
+from service.search.query import build_search
+
+
+def _body(**fields: Any) -> dict[str, Any]:
+    request = SearchRequest.model_validate_json(json.dumps(fields))
+    place = resolve(request.location) if request.location is not None else None
+    return build_search(request, interpret(request.query or ""), place)
+
+
+def _find(node: Any, key: str) -> list[Any]:
+    if isinstance(node, dict):
+        return [v for k, v in node.items() if k == key] + [
+            x for v in node.values() for x in _find(v, key)
+        ]
+    if isinstance(node, list):
+        return [x for v in node for x in _find(v, key)]
+    return []
+
+
+def test_radius_is_a_nested_geo_filter_with_distance_sorted_inner_hits() -> None:
+    body = _body(query="smith", location={"lat": 40.7, "lng": -74.0}, radius=10)
+    [nested] = [f["nested"] for f in body["query"]["bool"]["filter"] if "nested" in f]
+    assert nested["query"]["geo_distance"]["distance"] == "10.0mi"
+    assert nested["query"]["geo_distance"]["locations.point"] == {"lat": 40.7, "lon": -74.0}
+    assert nested["inner_hits"]["sort"][0]["_geo_distance"]["order"] == "asc"
+    assert body["sort"][0] == {"_score": "desc"}
+    assert body["track_total_hits"] is True
+    assert (body["from"], body["size"]) == (0, 50)
+
+
+def test_default_radius_is_25_miles_and_location_only_sorts_by_distance() -> None:
+    body = _body(location="10013")
+    assert _find(body["query"], "distance") == ["25.0mi", "25.0mi"]
+    assert "_geo_distance" in body["sort"][0]
+    assert body["sort"][0]["_geo_distance"]["nested"]["path"] == "locations"
+
+
+def test_text_is_matched_word_by_word_with_fuzziness_never_as_syntax() -> None:
+    body = _body(query='Johnson "*:*" OR Sinai')
+    matches = _find(body, "multi_match")
+    assert [m["query"] for m in matches] == ["johnson", "or", "sinai"]
+    assert all(m["fuzziness"] == "AUTO" for m in matches)
+    assert not _find(body, "query_string") and not _find(body, "simple_query_string")
+
+
+def test_lay_terms_become_taxonomy_filters() -> None:
+    body = _body(query="heart doctor", location="10013")
+    [codes] = _find(body["query"]["bool"]["filter"], "terms")
+    assert "207RC0000X" in codes["taxonomyCodes"]
+    assert body["query"]["bool"]["must"] == []
+    prefixes = _find(_body(query="obgyn")["query"]["bool"]["filter"], "prefix")
+    assert prefixes == [{"taxonomyCodes": "207V"}]
+
+
+def test_a_specialty_beside_a_name_ranks_instead_of_filtering() -> None:
+    body = _body(query="Smith cardiologist")
+    assert not _find(body["query"]["bool"]["filter"], "terms")
+    assert [m["query"] for m in _find(body["query"]["bool"]["must"], "multi_match")] == ["smith"]
+    assert _find(body["query"]["bool"]["should"], "terms")
+
+
+def test_filters_and_paging() -> None:
+    body = _body(
+        query="x",
+        gender="F",
+        entityType="individual",
+        pcpEligible=True,
+        language="Spanish",
+        taxonomyCode="207Q00000X",
+        bidId="h1234-001",
+        contractYear=2026,
+        pageSize=20,
+        offset=40,
+        facets=False,
+    )
+    terms = _find(body["query"]["bool"]["filter"], "term")
+    assert {"gender": "F"} in terms and {"entityType": "individual"} in terms
+    assert {"pcpEligible": True} in terms and {"taxonomyCodes": "207Q00000X"} in terms
+    assert {"inNetwork": "2026:H1234_001_000"} in terms
+    assert (body["from"], body["size"]) == (40, 20)
+    assert "aggs" not in body
+
+
+def test_search_after_replaces_from() -> None:
+    request = SearchRequest(query="x")
+    body = build_search(request, interpret("x"), None, search_after=[1.5, "1003000100"])
+    assert body["search_after"] == [1.5, "1003000100"] and "from" not in body

@@ -1,0 +1,278 @@
+"""POST /v2/providers/search against the loaded sample on a real Elasticsearch."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from typing import Any
+
+import pytest
+from elasticsearch import AsyncElasticsearch
+
+from core.index_contract import IndexNames
+from indexer.load import LoadReport, SourceFiles
+from service.search.interpret import vocabulary
+from tests.conftest import ApiClient
+from tests.source_rows import active_rows
+
+Json = dict[str, Any]
+LOWER_MANHATTAN = {"lat": 40.7128, "lng": -74.0060}
+EDGE_MILES = 0.05  # geo precision at the radius edge
+
+
+async def search(api: ApiClient, auth: dict[str, str], **body: Any) -> Json:
+    response = await api.post("/v2/providers/search", json=body, headers=auth)
+    assert response.status == 200, await response.text()
+    result: Json = await response.json()
+    return result
+
+
+async def all_results(api: ApiClient, auth: dict[str, str], **body: Any) -> list[Json]:
+    results: list[Json] = []
+    page = await search(api, auth, pageSize=100, **body)
+    results.extend(page["results"])
+    while page["nextCursor"]:
+        page = await search(api, auth, cursor=page["nextCursor"], pageSize=100)
+        results.extend(page["results"])
+    return results
+
+
+def miles(lat1: float, lng1: float, lat2: float, lng2: float) -> float:
+    """Great-circle distance, written here independently of the service's code."""
+    p1, p2 = math.radians(lat1), math.radians(lat2)
+    h = (
+        math.sin((p2 - p1) / 2) ** 2
+        + math.cos(p1) * math.cos(p2) * math.sin(math.radians(lng2 - lng1) / 2) ** 2
+    )
+    return 7917.5226 * math.asin(math.sqrt(h))
+
+
+@pytest.fixture(scope="module")
+async def stored_points(
+    es: AsyncElasticsearch, loaded_sample: tuple[IndexNames, LoadReport]
+) -> list[tuple[str, float, float]]:
+    names, _ = loaded_sample
+    response = await es.search(
+        index=names.alias("locations"), size=10_000, query={"exists": {"field": "address.zip"}}
+    )
+    return [
+        (h["_source"]["npi"], h["_source"]["address"]["lat"], h["_source"]["address"]["lng"])
+        for h in response["hits"]["hits"]
+        if h["_source"]["address"]["lat"] is not None
+    ]
+
+
+@pytest.mark.parametrize(
+    ("point", "radius"),
+    [
+        (LOWER_MANHATTAN, 1),
+        (LOWER_MANHATTAN, 3),
+        ({"lat": 30.2672, "lng": -97.7431}, 10),
+        ({"lat": 41.8781, "lng": -87.6298}, 5),
+        ({"lat": 34.05, "lng": -118.30}, 4),
+        ({"lat": 25.7617, "lng": -80.1918}, 25),
+    ],
+)
+async def test_results_are_exactly_the_providers_within_the_radius(
+    api: ApiClient,
+    auth_header: dict[str, str],
+    stored_points: list[tuple[str, float, float]],
+    point: dict[str, float],
+    radius: float,
+) -> None:
+    results = await all_results(api, auth_header, location=point, radius=radius)
+    returned = [r["npis"][0] for r in results]
+    assert len(returned) == len(set(returned)), "a provider appears twice"
+    nearest: dict[str, float] = {}
+    for npi, lat, lng in stored_points:
+        d = miles(point["lat"], point["lng"], lat, lng)
+        nearest[npi] = min(d, nearest.get(npi, math.inf))
+    inside = {npi for npi, d in nearest.items() if d <= radius - EDGE_MILES}
+    outside = {npi for npi, d in nearest.items() if d > radius + EDGE_MILES}
+    assert inside, "the point should have providers around it"
+    assert inside <= set(returned)
+    assert not outside & set(returned)
+    for result in results:
+        distances = [loc["distance"] for loc in result["locations"]]
+        assert distances == sorted(distances)
+        assert all(d <= radius + EDGE_MILES for d in distances)
+
+
+async def test_distance_sort_is_monotonic_and_distances_are_true(
+    api: ApiClient, auth_header: dict[str, str]
+) -> None:
+    results = await all_results(
+        api, auth_header, query="medicine", location=LOWER_MANHATTAN, radius=5, sort="distance"
+    )
+    assert len(results) > 20
+    firsts = [r["locations"][0]["distance"] for r in results]
+    assert firsts == sorted(firsts)
+    for result in results:
+        for location in result["locations"]:
+            address = location["address"]
+            expected = miles(
+                LOWER_MANHATTAN["lat"], LOWER_MANHATTAN["lng"], address["lat"], address["lng"]
+            )
+            assert location["distance"] == pytest.approx(expected, abs=0.02)
+
+
+@pytest.fixture(scope="module")
+def individuals(sample_sources: SourceFiles) -> list[dict[str, str]]:
+    rows = [r for r in active_rows(sample_sources.nppes) if r["Entity Type Code"] == "1"]
+    names = Counter((r["Provider First Name"], r["Provider Last Name (Legal Name)"]) for r in rows)
+    unique = [
+        r
+        for r in rows
+        if names[(r["Provider First Name"], r["Provider Last Name (Legal Name)"])] == 1
+        and len(r["Provider Last Name (Legal Name)"]) >= 6
+        and r["Provider Last Name (Legal Name)"].isalpha()
+    ]
+    return unique[::37][:12]
+
+
+async def test_exact_full_name_comes_first(
+    api: ApiClient, auth_header: dict[str, str], individuals: list[dict[str, str]]
+) -> None:
+    for row in individuals:
+        name = f"{row['Provider First Name']} {row['Provider Last Name (Legal Name)']}"
+        page = await search(api, auth_header, query=name.title(), pageSize=5)
+        assert page["results"][0]["npis"] == [row["NPI"]], name
+
+
+async def test_one_typo_name_is_in_the_top_three(
+    api: ApiClient, auth_header: dict[str, str], individuals: list[dict[str, str]]
+) -> None:
+    for row in individuals:
+        last = row["Provider Last Name (Legal Name)"]
+        middle = len(last) // 2
+        typo = last[:middle] + ("A" if last[middle] != "A" else "E") + last[middle + 1 :]
+        page = await search(
+            api, auth_header, query=f"{row['Provider First Name']} {typo}", pageSize=3
+        )
+        assert row["NPI"] in [r["npis"][0] for r in page["results"]], typo
+
+
+async def test_organisation_name_finds_it(
+    api: ApiClient, auth_header: dict[str, str], sample_sources: SourceFiles
+) -> None:
+    rows = [r for r in active_rows(sample_sources.nppes) if r["Entity Type Code"] == "2"]
+    counts = Counter(r["Provider Organization Name (Legal Business Name)"] for r in rows)
+    picked = [r for r in rows if counts[r["Provider Organization Name (Legal Business Name)"]] == 1]
+    for row in picked[::41][:10]:
+        name = row["Provider Organization Name (Legal Business Name)"]
+        page = await search(api, auth_header, query=name, pageSize=3)
+        assert row["NPI"] in [r["npis"][0] for r in page["results"]], name
+
+
+async def test_every_vocabulary_term_returns_only_that_specialty(
+    api: ApiClient, auth_header: dict[str, str]
+) -> None:
+    found_any = Counter[str]()
+    for key, concept in vocabulary().items():
+        page = await search(api, auth_header, query=" ".join(key), pageSize=10, facets=False)
+        for result in page["results"]:
+            codes = [s["code"] for s in result["specialties"]]
+            assert any(concept.matches(code) for code in codes), (key, result["npis"])
+        found_any[concept.label] += page["totalCount"]
+    for label in (
+        "Cardiology",
+        "Pediatrics",
+        "Obstetrics & Gynecology",
+        "Dermatology",
+        "Primary care",
+        "Orthopaedic Surgery",
+        "Eye care",
+        "Psychiatry",
+    ):
+        assert found_any[label] > 0, label
+
+
+async def test_pages_do_not_overlap_and_cover_the_result(
+    api: ApiClient, auth_header: dict[str, str]
+) -> None:
+    where = {"location": LOWER_MANHATTAN, "radius": 1.5, "facets": False}
+    expected: list[str] = []
+    for offset in (0, 100):
+        page = await search(api, auth_header, pageSize=100, offset=offset, **where)
+        expected.extend(r["npis"][0] for r in page["results"])
+    total = page["totalCount"]
+    assert 100 < total <= 200 and len(expected) == total
+    by_offset: list[str] = []
+    for offset in range(0, total, 7):
+        page = await search(api, auth_header, pageSize=7, offset=offset, **where)
+        assert page["totalCount"] == total
+        by_offset.extend(r["npis"][0] for r in page["results"])
+    assert by_offset == expected
+    by_cursor = [r["npis"][0] for r in await all_results(api, auth_header, **where)]
+    assert by_cursor == expected
+
+
+async def test_facets_count_the_result(api: ApiClient, auth_header: dict[str, str]) -> None:
+    page = await search(api, auth_header, location=LOWER_MANHATTAN, radius=10, pageSize=1)
+    facets = page["facets"]
+    gender_total = sum(b["count"] for b in facets["gender"])
+    assert 0 < gender_total <= page["totalCount"]
+    bands = {b["value"]: b["count"] for b in facets["distance"]}
+    assert list(bands) == ["0-5", "5-10", "10-25", "25+"]
+    assert bands["0-5"] > 0 and bands["25+"] == 0
+    assert facets["specialty"][0]["count"] >= facets["specialty"][-1]["count"]
+
+
+async def test_interpreted_query_echoes_what_was_understood(
+    api: ApiClient, auth_header: dict[str, str]
+) -> None:
+    page = await search(api, auth_header, query="Dr. Smith cardiologist", location="Austin, TX")
+    understood = page["interpretedQuery"]
+    assert understood["freeText"] == "smith"
+    assert understood["specialties"][0]["label"] == "Cardiology"
+    assert understood["location"]["resolvedFrom"] == "city"
+    assert understood["radiusMiles"] == 25
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({}, "query"),
+        ({"query": 5}, "query"),
+        ({"query": "x" * 257}, "query"),
+        ({"query": "a", "pageSize": 0}, "pageSize"),
+        ({"query": "a", "pageSize": 101}, "pageSize"),
+        ({"query": "a", "offset": -1}, "offset"),
+        ({"query": "a", "offset": 9990}, "offset"),
+        ({"query": "a", "unknown": 1}, "unknown"),
+        ({"location": "10013", "radius": 0}, "radius"),
+        ({"location": "10013", "radius": 101}, "radius"),
+        ({"query": "a", "radius": 5}, "radius"),
+        ({"location": {"lat": 91, "lng": 0}}, "location.lat"),
+        ({"location": "99999"}, "location"),
+        ({"location": {"city": "Atlantis", "state": "TX"}}, "location"),
+        ({"query": "a", "sort": "name"}, "sort"),
+        ({"query": "a", "gender": "Q"}, "gender"),
+        ({"query": "a", "pageSize": "10"}, "pageSize"),
+        ({"cursor": "not-a-cursor"}, "cursor"),
+    ],
+)
+async def test_invalid_requests_are_400_naming_the_field(
+    api: ApiClient, auth_header: dict[str, str], body: Json, field: str
+) -> None:
+    response = await api.post("/v2/providers/search", json=body, headers=auth_header)
+    assert response.status == 400
+    assert response.content_type == "application/problem+json"
+    problem = await response.json()
+    assert field in [e["field"] for e in problem["errors"]], problem
+
+
+async def test_body_must_be_json(api: ApiClient, auth_header: dict[str, str]) -> None:
+    wrong_type = await api.post(
+        "/v2/providers/search",
+        data="query=x",
+        headers={**auth_header, "Content-Type": "text/plain"},
+    )
+    assert wrong_type.status == 415
+    broken = await api.post(
+        "/v2/providers/search",
+        data="{not json",
+        headers={**auth_header, "Content-Type": "application/json"},
+    )
+    assert broken.status == 400
+    assert (await broken.json())["code"] == "malformed_json"
