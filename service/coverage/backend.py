@@ -1,0 +1,68 @@
+"""The facts one coverage request needs, read in one Elasticsearch round trip (``_msearch``)."""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from elasticsearch import AsyncElasticsearch
+
+from core.index_contract import CoverageDoc, IndexNames, LocationDoc, PlanDoc, ProviderDoc
+from service.coverage.evaluate import StoredFacts
+from service.coverage.models import CoverageRequest
+from service.errors import elasticsearch_unavailable
+
+MAX_ROWS = 10_000  # Elasticsearch's result window; the request limits keep answers below it
+
+
+def coverage_searches(request: CoverageRequest, names: IndexNames) -> list[dict[str, Any]]:
+    """Header/body pairs of the multi-search (pure)."""
+    npis = [item.npi for item in request.npis]
+    year = {"term": {"contractYear": request.contractYear}}
+    searches = [
+        (
+            names.alias("plans"),
+            {"bool": {"filter": [year, {"terms": {"bidId": request.bidIds}}]}},
+            len(request.bidIds),
+        ),
+        (names.alias("providers"), {"ids": {"values": npis}}, len(npis)),
+        (names.alias("locations"), {"terms": {"npi": npis}}, MAX_ROWS),
+        (
+            names.alias("coverage"),
+            {
+                "bool": {
+                    "filter": [year, {"terms": {"bidId": request.bidIds}}, {"terms": {"npi": npis}}]
+                }
+            },
+            MAX_ROWS,
+        ),
+    ]
+    body: list[dict[str, Any]] = []
+    for index, query, size in searches:
+        body.append({"index": index})
+        body.append({"query": query, "size": size, "track_total_hits": True})
+    return body
+
+
+def _sources(response: dict[str, Any]) -> list[dict[str, Any]]:
+    if "error" in response:
+        raise elasticsearch_unavailable("a lookup index is not loaded")
+    hits = response["hits"]
+    if hits["total"]["value"] > len(hits["hits"]):
+        raise elasticsearch_unavailable("coverage answer larger than the result window")
+    return [hit["_source"] for hit in hits["hits"]]
+
+
+async def read_facts(
+    es: AsyncElasticsearch, names: IndexNames, request: CoverageRequest
+) -> StoredFacts:
+    result = await es.msearch(searches=coverage_searches(request, names))
+    plans, providers, locations, coverage = (_sources(r) for r in result["responses"])
+    by_npi: dict[str, list[LocationDoc]] = {}
+    for location in locations:
+        by_npi.setdefault(location["npi"], []).append(cast(LocationDoc, location))
+    return StoredFacts(
+        plans={p["bidId"]: cast(PlanDoc, p) for p in plans},
+        providers={p["npis"][0]: cast(ProviderDoc, p) for p in providers},
+        locations=by_npi,
+        coverage=[cast(CoverageDoc, row) for row in coverage],
+    )

@@ -1,0 +1,22 @@
+"""POST /v2/providers/coverage (DESIGN 5.4)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from aiohttp import web
+
+from service.coverage.backend import read_facts
+from service.coverage.evaluate import evaluate
+from service.coverage.models import CoverageRequest
+from service.jsonio import json_response
+from service.keys import ES, INDEX_NAMES
+from service.middleware import requires_scope
+from service.validation import read_model
+
+
+@requires_scope("coverage:read")
+async def check_coverage(http_request: web.Request) -> web.Response:
+    request = await read_model(http_request, CoverageRequest)
+    facts = await read_facts(http_request.app[ES], http_request.app[INDEX_NAMES], request)
+    return json_response(evaluate(request, facts, today=datetime.now(UTC).date()))
