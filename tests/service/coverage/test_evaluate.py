@@ -1,0 +1,117 @@
+"""Coverage request validation and the pure in-network evaluation."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from typing import Any, cast
+
+import pytest
+from pydantic import ValidationError
+
+from core.index_contract import CoverageDoc, LocationDoc, NetworkStatus, PlanDoc, ProviderDoc
+from service.coverage.evaluate import StoredFacts, effective_on, evaluate
+from service.coverage.models import MAX_BID_IDS, MAX_NPIS, CoverageRequest
+
+NPI_A, NPI_B = "1003000100", "1003002106"
+BID = "H1234_001_000"
+
+
+def _request(**fields: Any) -> CoverageRequest:
+    body = {"contractYear": 2026, "bidIds": [BID], "npis": [{"npi": NPI_A}], **fields}
+    return CoverageRequest.model_validate_json(json.dumps(body))
+
+
+def test_bid_ids_are_canonicalised_and_deduplicated() -> None:
+    request = _request(bidIds=["h1234-001", "H1234_001_000", "R5678-002-001"])
+    assert request.bidIds == ["H1234_001_000", "R5678_002_001"]
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"bidIds": ["H123_001"]},
+        {"bidIds": ["H1234_01"]},
+        {"bidIds": []},
+        {"bidIds": [f"H{n:04d}_001" for n in range(MAX_BID_IDS + 1)]},
+        {"npis": [{"npi": "1003000101"}]},
+        {"npis": []},
+        {"npis": [{"npi": f"{n}"} for n in range(MAX_NPIS + 1)]},
+        {"contractYear": "2026"},
+        {"asOf": "yesterday"},
+        {"extra": 1},
+    ],
+)
+def test_invalid_requests(fields: dict[str, Any]) -> None:
+    with pytest.raises(ValidationError):
+        _request(**fields)
+
+
+def _row(
+    npi: str,
+    status: NetworkStatus = "in_network",
+    location: str | None = None,
+    start: str | None = None,
+    end: str | None = None,
+) -> CoverageDoc:
+    return CoverageDoc(
+        contractYear=2026,
+        bidId=BID,
+        npi=npi,
+        locationId=location,
+        networkStatus=status,
+        acceptingNewPatients=True,
+        effectiveDate=start,
+        terminationDate=end,
+        source="test",
+    )
+
+
+def _facts(rows: list[CoverageDoc], plans: bool = True) -> StoredFacts:
+    # Only the fields the evaluation reads; the rest of the documents does not matter here.
+    return StoredFacts(
+        plans={BID: cast(PlanDoc, {"bidId": BID, "contractYear": 2026})} if plans else {},
+        providers={NPI_A: cast(ProviderDoc, {"id": "p", "npis": [NPI_A]})},
+        locations={NPI_A: [cast(LocationDoc, {"id": "loc-1", "npi": NPI_A})]},
+        coverage=rows,
+    )
+
+
+def test_dates_bound_the_status() -> None:
+    row = _row(NPI_A, start="2026-01-01", end="2026-07-01")
+    assert not effective_on(row, date(2025, 12, 31))
+    assert effective_on(row, date(2026, 1, 1)) and effective_on(row, date(2026, 6, 30))
+    assert not effective_on(row, date(2026, 7, 1))
+    facts = _facts([row])
+    inside = evaluate(_request(asOf="2026-03-01"), facts, today=date(2026, 1, 1))
+    after = evaluate(_request(asOf="2026-08-01"), facts, today=date(2026, 1, 1))
+    assert inside[0]["providers"][0]["networkStatus"] == "in_network"
+    assert after[0]["providers"][0]["networkStatus"] == "out_of_network"
+
+
+def test_unknown_reasons() -> None:
+    no_plan = evaluate(_request(), _facts([], plans=False), today=date(2026, 3, 1))
+    assert no_plan[0]["providers"][0]["reason"] == "plan_not_found"
+    no_npi = evaluate(_request(npis=[{"npi": NPI_B}]), _facts([]), today=date(2026, 3, 1))
+    assert no_npi[0]["providers"][0]["reason"] == "provider_not_found"
+    bad_loc = evaluate(
+        _request(npis=[{"npi": NPI_A, "locationIds": ["nope"]}]),
+        _facts([_row(NPI_A)]),
+        today=date(2026, 3, 1),
+    )
+    entry = bad_loc[0]["providers"][0]
+    assert (entry["networkStatus"], entry["reason"]) == ("unknown", "location_not_found")
+    assert entry["locations"][0]["reason"] == "location_not_found"
+
+
+def test_location_rows_and_provider_wide_rows() -> None:
+    facts = _facts(
+        [_row(NPI_A, status="out_of_network"), _row(NPI_A, location="loc-1", status="in_network")]
+    )
+    [group] = evaluate(
+        _request(npis=[{"npi": NPI_A, "locationIds": ["loc-1"]}]), facts, today=date(2026, 3, 1)
+    )
+    [entry] = group["providers"]
+    assert entry["networkStatus"] == "in_network"
+    assert entry["locations"][0]["networkStatus"] == "in_network"
+    assert entry["locations"][0]["acceptingNewPatients"] is True
