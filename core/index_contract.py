@@ -212,8 +212,11 @@ MAPPINGS: dict[IndexKind, dict[str, Any]] = {
                 **_TEXT,
                 "fields": {"exact": {**_KEYWORD, "normalizer": "lowercase_keyword"}},
             },
-            "names": _TEXT,
-            "organizations": _TEXT,
+            "names": {**_TEXT, "copy_to": "typoTolerant"},
+            "organizations": {**_TEXT, "copy_to": "typoTolerant"},
+            # One field for fuzzy matching: a fuzzy query costs per field, so names and
+            # organisations are matched fuzzily here, once, and exactly in their own fields.
+            "typoTolerant": {**_TEXT, "index_options": "docs", "norms": False},
             "specialtyText": {**_TEXT, "fields": {"raw": _KEYWORD}},
             "credentials": {**_TEXT, "fields": {"raw": _KEYWORD}},
             "locations": {

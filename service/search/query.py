@@ -30,6 +30,7 @@ MAX_LOCATIONS_PER_RESULT = 100  # Elasticsearch's default max_inner_result_windo
 DISTANCE_BANDS = [(0, 5), (5, 10), (10, 25), (25, None)]
 CLOSENESS_WEIGHT = 3.0
 SPECIALTY_BOOST = 5.0
+FUZZY_WEIGHT = 0.8  # a typo match scores a little below the exact word
 FACET_SIZE = 20
 
 
@@ -97,13 +98,23 @@ def _closeness(place: ResolvedPlace, radius_miles: float) -> Body:
 
 
 def _word_match(word: str) -> Body:
+    """A word anywhere exactly, or within one or two edits (by length) in a name."""
     return {
-        "multi_match": {
-            "query": word,
-            "fields": TEXT_FIELDS,
-            "type": "best_fields",
-            "fuzziness": "AUTO",
-            "max_expansions": 20,
+        "dis_max": {
+            "queries": [
+                {"multi_match": {"query": word, "fields": TEXT_FIELDS}},
+                {
+                    "match": {
+                        "typoTolerant": {
+                            "query": word,
+                            "fuzziness": "AUTO",
+                            "prefix_length": 1,
+                            "max_expansions": 20,
+                            "boost": FUZZY_WEIGHT,
+                        }
+                    }
+                },
+            ]
         }
     }
 

@@ -47,9 +47,11 @@ def test_default_radius_is_25_miles_and_location_only_sorts_by_distance() -> Non
 
 def test_text_is_matched_word_by_word_with_fuzziness_never_as_syntax() -> None:
     body = _body(query='Johnson "*:*" OR Sinai')
-    matches = _find(body, "multi_match")
-    assert [m["query"] for m in matches] == ["johnson", "or", "sinai"]
-    assert all(m["fuzziness"] == "AUTO" for m in matches)
+    exact = [m["query"] for m in _find(body["query"]["bool"]["must"], "multi_match")]
+    assert exact == ["johnson", "or", "sinai"]
+    fuzzy = [m["typoTolerant"] for m in _find(body["query"]["bool"]["must"], "match")]
+    assert [f["query"] for f in fuzzy] == exact
+    assert all(f["fuzziness"] == "AUTO" for f in fuzzy)
     assert not _find(body, "query_string") and not _find(body, "simple_query_string")
 
 
