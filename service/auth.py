@@ -2,7 +2,8 @@
 
 Only algorithms on the allow-list are accepted, and each algorithm family is checked with its own
 kind of key: HS* only with the shared secret, RS*/ES* only with public keys. So ``alg: none`` and
-"HS256 signed with the RSA public key" can never verify.
+"HS256 signed with the RSA public key" can never verify. Keys come from configuration only: the
+``jku``, ``x5u`` and ``jwk`` headers are never read.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from jose import JWTError, jwt
 from service.settings import ALL_SCOPES, Settings
 
 REQUIRED_CLAIMS = ("exp", "iat", "iss", "aud")
+_KEY_TYPES = {"RS": "RSA", "PS": "RSA", "ES": "EC"}
 
 
 class InvalidToken(Exception):
@@ -68,7 +70,12 @@ class Verifier:
             kid = header.get("kid")
             if not isinstance(kid, str) or kid not in self._jwks:
                 raise InvalidToken("unknown signing key")
-            return self._jwks[kid]
+            key = self._jwks[kid]
+            # A key serves one algorithm family (and its own "alg" when it names one).
+            family_ok = key.get("kty") == _KEY_TYPES.get(algorithm[:2])
+            if not family_ok or key.get("alg", algorithm) != algorithm:
+                raise InvalidToken("token algorithm does not match its key")
+            return key
         if self._public_key:
             return self._public_key
         raise InvalidToken("token algorithm not allowed")

@@ -15,6 +15,7 @@ from service.settings import Settings
 from tests.conftest import ApiClient
 
 PATH = "/v2/providers/1003000100"
+# Attack cases: the parametrized tests below plus test_auth_keys.py (asymmetric keys, JWKS).
 
 
 def _claims(settings: Settings, **changes: Any) -> dict[str, Any]:
@@ -133,3 +134,65 @@ def test_development_secret_is_refused_outside_development() -> None:
         Settings(environment="production")
     with pytest.raises(ValueError, match="none"):
         Settings(environment="development", jwt_algorithms=["HS256", "none"])
+
+
+@pytest.mark.parametrize("scheme", ["Basic", "Token", "JWT", "Bearer:", "Digest"])
+async def test_other_schemes_are_401_even_with_a_valid_token(
+    api: ApiClient, sample_settings: Settings, scheme: str
+) -> None:
+    token = mint_token(sample_settings)
+    status, headers = await _status(api, {"Authorization": f"{scheme} {token}"})
+    assert status == 401
+    assert headers["WWW-Authenticate"].startswith("Bearer")
+
+
+async def test_scheme_name_is_case_insensitive(api: ApiClient, sample_settings: Settings) -> None:
+    status, _ = await _status(api, {"Authorization": f"bearer {mint_token(sample_settings)}"})
+    assert status == 200
+
+
+async def test_token_only_in_the_url_is_401(api: ApiClient, sample_settings: Settings) -> None:
+    token = mint_token(sample_settings)
+    for query in ("access_token", "token", "jwt", "authorization"):
+        response = await api.get(f"{PATH}?{query}={token}")
+        assert response.status == 401
+        assert (await response.json())["code"] == "unauthorized"
+
+
+async def test_unauthorized_is_a_problem_with_a_bearer_challenge(api: ApiClient) -> None:
+    for path, method in (
+        (PATH, "GET"),
+        ("/v2/providers/search", "POST"),
+        ("/v2/providers/coverage", "POST"),
+    ):
+        response = await api.request(method, path)
+        assert response.status == 401
+        assert response.content_type == "application/problem+json"
+        assert response.headers["WWW-Authenticate"].startswith('Bearer realm="provider-directory"')
+        assert (await response.json())["requestId"] == response.headers["X-Request-ID"]
+
+
+@pytest.mark.parametrize(
+    ("path", "method", "scope"),
+    [
+        ("/v2/providers/search", "POST", "coverage:read"),
+        ("/v2/providers/coverage", "POST", "providers:read"),
+        (f"{PATH}/locations", "GET", "coverage:read"),
+    ],
+)
+async def test_each_endpoint_needs_its_scope(
+    api: ApiClient, sample_settings: Settings, path: str, method: str, scope: str
+) -> None:
+    token = mint_token(sample_settings, scopes=[scope])
+    response = await api.request(method, path, headers={"Authorization": f"Bearer {token}"})
+    assert response.status == 403
+    assert "insufficient_scope" in response.headers["WWW-Authenticate"]
+
+
+async def test_expiry_within_the_leeway_is_accepted(
+    api: ApiClient, sample_settings: Settings
+) -> None:
+    now = int(time.time())
+    token = _sign(sample_settings, _claims(sample_settings, iat=now - 60, exp=now - 5))
+    status, _ = await _status(api, {"Authorization": f"Bearer {token}"})
+    assert status == 200
