@@ -3,37 +3,82 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from typing import Any
 
+import orjson
 from aiohttp import web
+from aiohttp.typedefs import Middleware
+from elasticsearch import AsyncElasticsearch
+from elasticsearch.serializer import OrjsonSerializer
 
-from core.es_client import make_client
 from core.index_contract import IndexNames
+from service.access_log import access_log_middleware, silence_aiohttp_access_log
 from service.auth import Verifier
 from service.errors import problem_middleware
-from service.keys import ES, INDEX_NAMES, SETTINGS, VERIFIER
-from service.middleware import auth_middleware, request_id_middleware
+from service.keys import ES, INDEX_NAMES, LIMITER, OPENAPI, SETTINGS, VERIFIER
+from service.metrics import METRICS, Metrics, metrics_middleware, timed_node_class
+from service.middleware import (
+    auth_middleware,
+    rate_limit_middleware,
+    request_id_middleware,
+    sandbox_middleware,
+)
+from service.openapi import openapi_document
+from service.ratelimit import RateLimiter
 from service.routes import setup_routes
 from service.settings import Settings
 
 
-async def elasticsearch_context(app: web.Application) -> AsyncIterator[None]:
-    settings = app[SETTINGS]
-    app[ES] = make_client(
-        settings.elasticsearch_url, request_timeout=settings.es_request_timeout_s, max_retries=1
+def make_es_client(settings: Settings, metrics: Metrics | None) -> AsyncElasticsearch:
+    """Tight timeouts so an outage is a fast 503; a short dead-node backoff so that, with several
+    nodes, one that comes back is used again within seconds (a lone node is always retried)."""
+    options: dict[str, Any] = {}
+    if metrics is not None:
+        options["node_class"] = timed_node_class(metrics.es_latency)
+    return AsyncElasticsearch(
+        settings.elasticsearch_url,
+        request_timeout=settings.es_request_timeout_s,
+        max_retries=1,
+        retry_on_timeout=False,
+        connections_per_node=32,
+        serializer=OrjsonSerializer(),
+        dead_node_backoff_factor=0.5,
+        max_dead_node_backoff=5.0,
+        **options,
     )
+
+
+async def elasticsearch_context(app: web.Application) -> AsyncIterator[None]:
+    app[ES] = make_es_client(app[SETTINGS], app.get(METRICS))
     yield
     await app[ES].close()
 
 
+def _middlewares(settings: Settings) -> list[Middleware]:
+    # Outermost first: the request id exists before anything is logged or counted, and the
+    # observers see the final answer (after the problem middleware turned errors into one).
+    chain: list[Middleware] = [request_id_middleware, access_log_middleware]
+    if settings.metrics_enabled:
+        chain.append(metrics_middleware)
+    if settings.sandbox:
+        chain.append(sandbox_middleware)
+    return [*chain, problem_middleware, auth_middleware, rate_limit_middleware]
+
+
 def create_app(settings: Settings | None = None) -> web.Application:
     settings = settings or Settings()
+    silence_aiohttp_access_log()
     app = web.Application(
-        middlewares=[request_id_middleware, problem_middleware, auth_middleware],
-        client_max_size=settings.max_body_bytes,
+        middlewares=_middlewares(settings), client_max_size=settings.max_body_bytes
     )
     app[SETTINGS] = settings
     app[INDEX_NAMES] = IndexNames(settings.index_prefix)
     app[VERIFIER] = Verifier(settings)
+    if settings.metrics_enabled:
+        app[METRICS] = Metrics()
+    if settings.rate_limit_per_s > 0:
+        app[LIMITER] = RateLimiter(settings.rate_limit_per_s, settings.rate_limit_burst)
+    app[OPENAPI] = orjson.dumps(openapi_document(settings))
     app.cleanup_ctx.append(elasticsearch_context)
-    setup_routes(app)
+    setup_routes(app, settings)
     return app

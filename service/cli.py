@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import sys
 
 from aiohttp import web
-from jose import jwt
+from jose import JWTError, jwt
 
+from service.access_log import configure_logging
 from service.app import create_app
-from service.auth import mint_token
+from service.auth import InvalidToken, Verifier, mint_token
 from service.settings import ALL_SCOPES, Settings
 
 
@@ -29,7 +31,10 @@ def _parser() -> argparse.ArgumentParser:
         help="repeat for several; default: every scope",
     )
     token.add_argument("--ttl", type=int, help="lifetime in seconds")
-    inspect = commands.add_parser("inspect-token", help="print a token's header and claims")
+    inspect = commands.add_parser(
+        "inspect-token",
+        help="print a token's header and claims, and whether it verifies with these settings",
+    )
     inspect.add_argument("token")
     return parser
 
@@ -38,8 +43,9 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     settings = Settings()
     if args.command == "serve":
-        logging.basicConfig(level=logging.INFO, format="%(message)s")
-        logging.getLogger("elastic_transport").setLevel(logging.WARNING)
+        configure_logging(logging.INFO)
+        # access_log=None: the JSON access log middleware replaces aiohttp's, whose request line
+        # would carry query strings (and so any token someone put in a URL).
         web.run_app(
             create_app(settings),
             host=args.host or settings.host,
@@ -54,13 +60,24 @@ def main(argv: list[str] | None = None) -> int:
             )
         )
     else:
-        print(
-            {
-                "header": jwt.get_unverified_header(args.token),
-                "claims": jwt.get_unverified_claims(args.token),
-            }
-        )
+        return _inspect(settings, args.token)
     return 0
+
+
+def _inspect(settings: Settings, token: str) -> int:
+    """Exit status 0 when the token verifies with the configured keys, 1 otherwise."""
+    try:
+        header, claims = jwt.get_unverified_header(token), jwt.get_unverified_claims(token)
+    except JWTError as error:
+        print(f"not a JWT: {error}", file=sys.stderr)
+        return 2
+    try:
+        verified = Verifier(settings).verify(token)
+        verdict = {"valid": True, "subject": verified.subject, "scopes": sorted(verified.scopes)}
+    except InvalidToken as error:
+        verdict = {"valid": False, "reason": str(error)}
+    print(json.dumps({"header": header, "claims": claims, "verification": verdict}, indent=2))
+    return 0 if verdict["valid"] else 1
 
 
 if __name__ == "__main__":

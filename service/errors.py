@@ -103,11 +103,23 @@ async def problem_middleware(request: web.Request, handler: Handler) -> web.Stre
         status = getattr(error, "status_code", None) or getattr(error, "status", None)
         if status in (429, 502, 503, 504):
             return problem_response(request, elasticsearch_unavailable())
-        log.exception("search backend error", extra={"request_id": request.get(REQUEST_ID)})
+        _log_unexpected(request, "search backend error")
         return problem_response(request, _internal())
     except Exception:
-        log.exception("unexpected error", extra={"request_id": request.get(REQUEST_ID)})
+        _log_unexpected(request, "unexpected error")
         return problem_response(request, _internal())
+
+
+def _log_unexpected(request: web.Request, what: str) -> None:
+    request_id = request.get(REQUEST_ID, "")
+    log.exception(
+        "%s on %s %s (request id %s)",
+        what,
+        request.method,
+        request.path,
+        request_id,
+        extra={"request_id": request_id},
+    )
 
 
 def _internal() -> ProblemError:

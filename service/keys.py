@@ -7,12 +7,15 @@ from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import IndexNames
 from service.auth import Verifier
+from service.ratelimit import RateLimiter
 from service.settings import Settings
 
 SETTINGS = web.AppKey("settings", Settings)
 ES = web.AppKey("elasticsearch", AsyncElasticsearch)
 INDEX_NAMES = web.AppKey("index_names", IndexNames)
 VERIFIER = web.AppKey("verifier", Verifier)
+LIMITER = web.AppKey("rate_limiter", RateLimiter)
+OPENAPI = web.AppKey("openapi_document", bytes)
 
 REQUEST_ID = web.RequestKey("request_id", str)
 SUBJECT = web.RequestKey("subject", str)

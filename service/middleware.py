@@ -1,4 +1,4 @@
-"""Request id and bearer-token middlewares."""
+"""Request id, bearer-token, rate-limit and sandbox-marker middlewares."""
 
 from __future__ import annotations
 
@@ -10,11 +10,13 @@ from aiohttp import web
 
 from service.auth import InvalidToken
 from service.errors import ProblemError
-from service.keys import REQUEST_ID, SCOPES, SUBJECT, VERIFIER
+from service.keys import LIMITER, REQUEST_ID, SCOPES, SUBJECT, VERIFIER
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 _SAFE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 REQUIRED_SCOPE_ATTRIBUTE = "required_scope"
+SANDBOX_ROUTE_PREFIX = "sandbox-"
+SANDBOX_HEADER = "X-Sandbox"
 
 
 def requires_scope(scope: str) -> Callable[[Handler], Handler]:
@@ -71,3 +73,41 @@ async def auth_middleware(request: web.Request, handler: Handler) -> web.StreamR
     request[SUBJECT] = claims.subject
     request[SCOPES] = claims.scopes
     return await handler(request)
+
+
+@web.middleware
+async def rate_limit_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Runs after auth: limits authenticated requests per token subject (see service.ratelimit)."""
+    limiter = request.app.get(LIMITER)
+    if limiter is None or SUBJECT not in request:
+        return await handler(request)
+    decision = limiter.take(request[SUBJECT] or "(no subject)")
+    headers = decision.headers()
+    if not decision.allowed:
+        raise ProblemError(
+            429,
+            "rate_limited",
+            "Too Many Requests",
+            f"too many requests; retry in {decision.retry_after_s} s",
+            headers=headers | {"Retry-After": str(decision.retry_after_s)},
+        )
+    try:
+        response = await handler(request)
+    except ProblemError as error:
+        error.headers.update(headers)
+        raise
+    except web.HTTPException as error:
+        error.headers.update(headers)
+        raise
+    response.headers.update(headers)
+    return response
+
+
+@web.middleware
+async def sandbox_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Marks every answer of a sandbox route (the API without ``/v2``), errors included."""
+    response = await handler(request)
+    name = request.match_info.route.name or ""
+    if name.startswith(SANDBOX_ROUTE_PREFIX):
+        response.headers[SANDBOX_HEADER] = "true"
+    return response

@@ -1,22 +1,78 @@
-"""The URL map: every route of the service in one place."""
+"""The URL map: every route of the service in one place.
+
+The API routes are one table mounted under ``/v2`` and, in sandbox mode, also at the root (the
+original description's "mock server"); the OpenAPI document is generated from the same table.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Literal
+
 from aiohttp import web
 
-from service.handlers import coverage, health, providers, search
+from service.handlers import coverage, docs, health, providers, search
+from service.metrics import metrics_handler
+from service.middleware import SANDBOX_ROUTE_PREFIX
+from service.settings import Settings
 
 API_PREFIX = "/v2"
+SANDBOX_PREFIX = ""
+# Any segment is an NPI to validate (400 when malformed) except the sibling POST routes' names, so
+# GET /v2/providers/search is a 405 with "Allow: POST", not an invalid NPI.
+NPI_SEGMENT = r"{npi:(?!search$|coverage$)[^/]+}"
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
-def setup_routes(app: web.Application) -> None:
-    app.router.add_get("/healthz", health.healthz, name="healthz")
-    app.router.add_get("/readyz", health.readyz, name="readyz")
-    app.router.add_post(f"{API_PREFIX}/providers/search", search.search_providers, name="search")
-    app.router.add_post(
-        f"{API_PREFIX}/providers/coverage", coverage.check_coverage, name="coverage"
-    )
-    app.router.add_get(f"{API_PREFIX}/providers/{{npi}}", providers.get_provider, name="provider")
-    app.router.add_get(
-        f"{API_PREFIX}/providers/{{npi}}/locations", providers.get_locations, name="locations"
-    )
+@dataclass(frozen=True)
+class Route:
+    name: str
+    method: Literal["GET", "POST"]
+    path: str
+    handler: Handler
+
+
+API_ROUTES = (
+    Route("search", "POST", "/providers/search", search.search_providers),
+    Route("coverage", "POST", "/providers/coverage", coverage.check_coverage),
+    Route("provider", "GET", "/providers/{npi}", providers.get_provider),
+    Route("locations", "GET", "/providers/{npi}/locations", providers.get_locations),
+)
+
+
+def service_routes(settings: Settings) -> list[Route]:
+    """Probes, metrics and the API description: no auth."""
+    routes = [
+        Route("healthz", "GET", "/healthz", health.healthz),
+        Route("readyz", "GET", "/readyz", health.readyz),
+        Route("openapi", "GET", f"{API_PREFIX}/openapi.json", docs.openapi_document),
+        Route("docs", "GET", f"{API_PREFIX}/docs", docs.docs_page),
+    ]
+    if settings.metrics_enabled:
+        routes.append(Route("metrics", "GET", "/metrics", metrics_handler))
+    return routes
+
+
+def api_routes(settings: Settings) -> list[tuple[Route, bool]]:
+    """Every API route as mounted, with whether it is the sandbox copy."""
+    mounted = [(Route(r.name, r.method, API_PREFIX + r.path, r.handler), False) for r in API_ROUTES]
+    if settings.sandbox:
+        mounted += [
+            (
+                Route(SANDBOX_ROUTE_PREFIX + r.name, r.method, SANDBOX_PREFIX + r.path, r.handler),
+                True,
+            )
+            for r in API_ROUTES
+        ]
+    return mounted
+
+
+def setup_routes(app: web.Application, settings: Settings) -> None:
+    routes = service_routes(settings) + [route for route, _ in api_routes(settings)]
+    for route in routes:
+        path = route.path.replace("{npi}", NPI_SEGMENT)
+        if route.method == "GET":
+            app.router.add_get(path, route.handler, name=route.name)
+        else:
+            app.router.add_route(route.method, path, route.handler, name=route.name)

@@ -41,6 +41,12 @@ class Settings(BaseSettings):
 
     max_body_bytes: int = Field(default=64 * 1024, gt=0)
 
+    # Per token subject, per process (see service/ratelimit.py); 0 switches limiting off.
+    rate_limit_per_s: float = Field(default=100.0, ge=0)
+    rate_limit_burst: int = Field(default=200, ge=1)
+    metrics_enabled: bool = True
+    sandbox: bool = False
+
     @model_validator(mode="after")
     def _refuse_development_secret(self) -> Settings:
         if self.environment != "development" and self.jwt_secret == DEVELOPMENT_JWT_SECRET:

@@ -6,7 +6,7 @@ from aiohttp import web
 
 from core.npi import is_valid_npi
 from service.errors import ProblemError
-from service.jsonio import json_response
+from service.jsonio import conditional_json_response
 from service.keys import ES, INDEX_NAMES
 from service.middleware import requires_scope
 from service.repository import ProviderRepository
@@ -41,7 +41,7 @@ async def get_provider(request: web.Request) -> web.Response:
     provider = await _repository(request).provider(npi)
     if provider is None:
         raise _not_found(npi)
-    return json_response(provider)
+    return conditional_json_response(request, provider)
 
 
 @requires_scope("providers:read")
@@ -50,4 +50,4 @@ async def get_locations(request: web.Request) -> web.Response:
     locations = await _repository(request).locations(npi)
     if locations is None:
         raise _not_found(npi)
-    return json_response(locations)
+    return conditional_json_response(request, locations)

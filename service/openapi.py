@@ -1,0 +1,153 @@
+"""The OpenAPI 3.1 document, generated from the route table and the pydantic models.
+
+It depends on the settings (sandbox routes, /metrics, rate-limit headers), so each app builds the
+document that describes exactly what it serves.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic.json_schema import models_json_schema
+
+from service import api_models as api
+from service.coverage.models import CoverageRequest
+from service.middleware import REQUIRED_SCOPE_ATTRIBUTE
+from service.openapi_parts import (
+    NON_API,
+    OPERATIONS,
+    PROBLEM_MEDIA_TYPE,
+    STATUS_TEXT,
+    header_components,
+    response_headers,
+)
+from service.routes import Route, api_routes, service_routes
+from service.search.models import SearchRequest
+from service.settings import ALL_SCOPES, Settings
+
+API_VERSION = "1.6.1"
+Json = dict[str, Any]
+_REQUEST_MODELS: tuple[type[BaseModel], ...] = (SearchRequest, CoverageRequest)
+_RESPONSE_MODELS: tuple[type[BaseModel], ...] = (
+    api.Provider,
+    api.Location,
+    api.SearchResponse,
+    api.CoveragePlan,
+    api.Problem,
+    api.Health,
+    api.Readiness,
+)
+DESCRIPTION = (
+    "Search US healthcare providers by name, specialty and place; read a provider and its "
+    "practice locations by NPI; check Medicare Advantage network participation. Errors are RFC "
+    "9457 problem documents (application/problem+json) with a stable `code` and the request id; "
+    "any method a path does not list is answered 405 with `Allow`."
+)
+
+
+def _schemas() -> Json:
+    models = [(m, "validation") for m in _REQUEST_MODELS]
+    models += [(m, "serialization") for m in _RESPONSE_MODELS]
+    _, top = models_json_schema(models, ref_template="#/components/schemas/{model}")  # type: ignore[arg-type]
+    schemas: Json = top["$defs"]
+    for schema in schemas.values():
+        for prop in schema.get("properties", {}).values():
+            # Optional response fields are absent, never null: their schema has no null default.
+            nullable = prop.get("type") == "null" or {"type": "null"} in prop.get("anyOf", [])
+            if "default" in prop and prop["default"] is None and not nullable:
+                del prop["default"]
+    # Rules the request model checks in code, stated for clients and test generators.
+    schemas["SearchRequest"]["anyOf"] = [
+        {"required": ["query"]},
+        {"required": ["location"]},
+        {"required": ["cursor"]},
+    ]
+    schemas["SearchRequest"]["dependentRequired"] = {
+        "radius": ["location"],
+        "bidId": ["contractYear"],
+        "contractYear": ["bidId"],
+    }
+    return schemas
+
+
+def _ref(name: str) -> Json:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _responses(route: Route, base_name: str, sandbox: bool, limited: bool) -> Json:
+    spec = OPERATIONS.get(base_name) or NON_API[base_name]
+    responses: Json = {}
+    for status, (media_type, schema) in spec.success.items():
+        entry: Json = {
+            "description": STATUS_TEXT[status],
+            "headers": response_headers(status, spec, sandbox, limited),
+        }
+        if media_type is not None:
+            entry["content"] = {media_type: {"schema": schema}}
+        responses[str(status)] = entry
+    for status in spec.errors:
+        responses[str(status)] = {
+            "description": STATUS_TEXT[status],
+            "headers": response_headers(status, spec, sandbox, limited),
+            "content": {PROBLEM_MEDIA_TYPE: {"schema": _ref("Problem")}},
+        }
+    return responses
+
+
+def _operation(route: Route, sandbox: bool, settings: Settings) -> Json:
+    base_name = route.name.removeprefix("sandbox-") if sandbox else route.name
+    spec = OPERATIONS.get(base_name) or NON_API[base_name]
+    scope = getattr(route.handler, REQUIRED_SCOPE_ATTRIBUTE, None)
+    limited = scope is not None and settings.rate_limit_per_s > 0
+    operation: Json = {
+        "operationId": route.name,
+        "summary": spec.summary,
+        "description": spec.description + (" Sandbox copy of the /v2 route." if sandbox else ""),
+        "tags": [("sandbox" if sandbox else spec.tag)],
+        "parameters": spec.parameters(),
+        "security": [{"bearerAuth": [scope]}] if scope else [],
+        "responses": _responses(route, base_name, sandbox, limited),
+    }
+    if spec.request is not None:
+        media: Json = {"schema": _ref(spec.request)}
+        if spec.examples:
+            media["examples"] = {name: {"value": v} for name, v in spec.examples.items()}
+        operation["requestBody"] = {"required": True, "content": {"application/json": media}}
+    return operation
+
+
+def openapi_document(settings: Settings) -> Json:
+    paths: Json = {}
+    mounted = [(route, False) for route in service_routes(settings)] + api_routes(settings)
+    for route, sandbox in mounted:
+        path_item = paths.setdefault(route.path, {})
+        path_item[route.method.lower()] = _operation(route, sandbox, settings)
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Provider Directory & Coverage API",
+            "version": API_VERSION,
+            "description": DESCRIPTION,
+        },
+        "tags": [
+            {"name": "providers", "description": "provider search and lookup"},
+            {"name": "coverage", "description": "Medicare Advantage network participation"},
+            {"name": "operations", "description": "probes, metrics and this description"},
+            {"name": "sandbox", "description": "the API without /v2 (sandbox mode only)"},
+        ],
+        "paths": paths,
+        "components": {
+            "schemas": _schemas(),
+            "headers": header_components(),
+            "securitySchemes": {
+                "bearerAuth": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "bearerFormat": "JWT",
+                    "description": "A JWT with exp, iat, iss and aud, and a `scope` claim "
+                    f"(space-separated) holding the operation's scope: {', '.join(ALL_SCOPES)}.",
+                }
+            },
+        },
+    }

@@ -1,0 +1,190 @@
+"""What the OpenAPI document says about each route: summaries, parameters, statuses, headers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+Json = dict[str, Any]
+PROBLEM_MEDIA_TYPE = "application/problem+json"
+STATUS_TEXT = {
+    200: "OK",
+    304: "Not Modified: the representation still has the ETag sent in If-None-Match",
+    400: "Bad Request: invalid input (validation errors list each field)",
+    401: "Unauthorized: missing, malformed, expired or otherwise invalid bearer token",
+    403: "Forbidden: the token lacks the operation's scope",
+    404: "Not Found",
+    413: "Content Too Large: the body exceeds the configured limit",
+    415: "Unsupported Media Type: send application/json",
+    429: "Too Many Requests: this token's subject exceeded its rate limit",
+    500: "Internal Server Error (logged with the request id; never a stack trace)",
+    503: "Service Unavailable: Elasticsearch is unreachable or the indices are not loaded",
+}
+
+
+def _ref(name: str) -> Json:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+NPI_PARAMETER: Json = {
+    "name": "npi",
+    "in": "path",
+    "required": True,
+    "description": "10 digits with a valid check digit (Luhn over 80840 + NPI)",
+    "schema": {"type": "string", "pattern": "^[0-9]{10}$"},
+    "examples": {"individual": {"value": "1003000100"}},
+}
+REQUEST_ID_PARAMETER: Json = {
+    "name": "X-Request-ID",
+    "in": "header",
+    "required": False,
+    "description": "echoed back; 1-128 of A-Z a-z 0-9 . _ : - (anything else is replaced by a "
+    "generated id)",
+    "schema": {"type": "string"},
+}
+IF_NONE_MATCH_PARAMETER: Json = {
+    "name": "If-None-Match",
+    "in": "header",
+    "required": False,
+    "description": "ETag(s) of a copy you hold, or *: answered 304 when still current",
+    "schema": {"type": "string"},
+}
+
+
+@dataclass(frozen=True)
+class OperationSpec:
+    summary: str
+    description: str
+    tag: str
+    success: dict[int, tuple[str | None, Json]]
+    errors: tuple[int, ...] = ()
+    request: str | None = None
+    path_parameters: tuple[Json, ...] = ()
+    conditional: bool = False
+    examples: dict[str, Json] = field(default_factory=dict)
+
+    def parameters(self) -> list[Json]:
+        conditional = [IF_NONE_MATCH_PARAMETER] if self.conditional else []
+        return [*self.path_parameters, REQUEST_ID_PARAMETER, *conditional]
+
+
+_POST_ERRORS = (400, 401, 403, 413, 415, 429, 500, 503)
+_GET_ERRORS = (400, 401, 403, 404, 429, 500, 503)
+_JSON = "application/json"
+_MANHATTAN = {"lat": 40.7128, "lng": -74.006}
+OPERATIONS: dict[str, OperationSpec] = {
+    "search": OperationSpec(
+        "Search providers",
+        "Free text (names, organisations, specialties, lay terms) and/or a place; one result per "
+        "provider with its locations inside the radius, nearest first.",
+        "providers",
+        {200: (_JSON, _ref("SearchResponse"))},
+        _POST_ERRORS,
+        request="SearchRequest",
+        examples={
+            "name and place": {"query": "Dr. Johnson Mount Sinai", "location": _MANHATTAN},
+            "specialty near a ZIP": {"query": "cardio", "location": "10013", "radius": 10},
+            "filters": {"location": {"city": "Austin", "state": "TX"}, "gender": "F"},
+        },
+    ),
+    "coverage": OperationSpec(
+        "Check plan coverage",
+        "Medicare Advantage network participation, grouped by bid id, then NPI.",
+        "coverage",
+        {200: (_JSON, {"type": "array", "items": _ref("CoveragePlan")})},
+        _POST_ERRORS,
+        request="CoverageRequest",
+        examples={
+            "one plan, one provider": {
+                "contractYear": 2026,
+                "bidIds": ["H1234_001_000"],
+                "npis": [{"npi": "1003000100"}],
+            }
+        },
+    ),
+    "provider": OperationSpec(
+        "Get a provider",
+        "The provider with this NPI.",
+        "providers",
+        {200: (_JSON, _ref("Provider")), 304: (None, {})},
+        _GET_ERRORS,
+        path_parameters=(NPI_PARAMETER,),
+        conditional=True,
+    ),
+    "locations": OperationSpec(
+        "Get a provider's locations",
+        "Every known practice location of the provider, de-duplicated.",
+        "providers",
+        {200: (_JSON, {"type": "array", "items": _ref("Location")}), 304: (None, {})},
+        _GET_ERRORS,
+        path_parameters=(NPI_PARAMETER,),
+        conditional=True,
+    ),
+}
+NON_API: dict[str, OperationSpec] = {
+    "healthz": OperationSpec(
+        "Liveness", "The process answers.", "operations", {200: (_JSON, _ref("Health"))}, (500,)
+    ),
+    "readyz": OperationSpec(
+        "Readiness",
+        "Elasticsearch answers and every alias exists (503 otherwise).",
+        "operations",
+        {200: (_JSON, _ref("Readiness")), 503: (_JSON, _ref("Readiness"))},
+        (500,),
+    ),
+    "openapi": OperationSpec(
+        "This API description", "OpenAPI 3.1.", "operations", {200: (_JSON, {"type": "object"})}
+    ),
+    "docs": OperationSpec(
+        "Human-readable documentation",
+        "A page that renders openapi.json.",
+        "operations",
+        {200: ("text/html", {"type": "string"})},
+    ),
+    "metrics": OperationSpec(
+        "Prometheus metrics",
+        "Request counts and latency by route and status; Elasticsearch call latency.",
+        "operations",
+        {200: ("text/plain", {"type": "string"})},
+        (500,),
+    ),
+}
+
+
+def header_components() -> Json:
+    def string(description: str) -> Json:
+        return {"description": description, "schema": {"type": "string"}}
+
+    def integer(description: str) -> Json:
+        return {"description": description, "schema": {"type": "integer", "minimum": 0}}
+
+    return {
+        "X-Request-ID": string("the request id, as sent or generated"),
+        "X-Sandbox": string("'true': answered by the sandbox"),
+        "RateLimit-Limit": integer("requests allowed in a burst"),
+        "RateLimit-Remaining": integer("requests left now"),
+        "RateLimit-Reset": integer("seconds until the full burst is available again"),
+        "Retry-After": integer("seconds to wait before retrying"),
+        "WWW-Authenticate": string("the Bearer challenge"),
+        "ETag": string("strong validator of the representation"),
+        "Cache-Control": string("private, no-cache: revalidate with the ETag"),
+    }
+
+
+def response_headers(status: int, spec: OperationSpec, sandbox: bool, limited: bool) -> Json:
+    """Headers of one response; ``required`` only where every such answer carries them."""
+    names: dict[str, bool] = {"X-Request-ID": True}
+    if sandbox:
+        names["X-Sandbox"] = True
+    if limited and status not in (401, 403, 500):
+        names |= dict.fromkeys(("RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"), False)
+        if status == 429:
+            names |= dict.fromkeys(names.keys() - {"X-Request-ID", "X-Sandbox"}, True)
+    if status in (429, 503) and status in spec.errors:
+        names["Retry-After"] = True
+    if status in (401, 403):
+        names["WWW-Authenticate"] = True
+    if spec.conditional and status in (200, 304):
+        names |= {"ETag": True, "Cache-Control": True}
+    headers = header_components()
+    return {name: {**headers[name], "required": required} for name, required in names.items()}

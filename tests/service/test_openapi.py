@@ -1,0 +1,109 @@
+"""The OpenAPI document: valid 3.1, version 1.6.1, and describing every route as served."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, get_type_hints
+
+import pytest
+from openapi_spec_validator import validate
+
+from core.index_contract import Address, LocationDoc, PlanDoc, ProviderDoc
+from service import api_models
+from service.app import create_app
+from service.openapi import openapi_document
+from service.settings import Settings
+from tests.conftest import ApiClient, ClientFactory
+
+Json = dict[str, Any]
+
+
+def served_routes(settings: Settings) -> set[tuple[str, str]]:
+    app = create_app(settings)
+    routes = set()
+    for route in app.router.routes():
+        if route.method == "HEAD" or route.resource is None:
+            continue
+        path = re.sub(r"\{(\w+):[^}]*\}+", r"{\1}", route.resource.canonical)
+        routes.add((route.method.lower(), path))
+    return routes
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [{}, {"sandbox": True}, {"metrics_enabled": False, "rate_limit_per_s": 0}],
+)
+def test_document_is_valid_and_lists_exactly_the_served_routes(changes: Json) -> None:
+    settings = Settings(**changes)
+    document = openapi_document(settings)
+    validate(document)  # raises on an invalid OpenAPI 3.1 document
+    assert document["openapi"] == "3.1.0"
+    assert document["info"]["version"] == "1.6.1"
+    documented = {(m, p) for p, item in document["paths"].items() for m in item}
+    assert documented == served_routes(settings)
+
+
+def test_operations_state_auth_errors_and_headers() -> None:
+    document = openapi_document(Settings(sandbox=True))
+    assert document["components"]["securitySchemes"]["bearerAuth"]["scheme"] == "bearer"
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            responses = operation["responses"]
+            for status, response in responses.items():
+                assert response["headers"]["X-Request-ID"]["required"] is True
+                if int(status) >= 400 and "content" in response and status != "503":
+                    assert "application/problem+json" in response["content"], (path, status)
+            if not path.startswith(("/v2/providers", "/providers")):
+                assert operation["security"] == []
+                continue
+            [requirement] = operation["security"]
+            assert requirement["bearerAuth"] in (["providers:read"], ["coverage:read"])
+            assert {"200", "400", "401", "403", "429", "500", "503"} <= responses.keys()
+            assert responses["429"]["headers"]["Retry-After"]["required"] is True
+            assert responses["401"]["headers"]["WWW-Authenticate"]["required"] is True
+            if method == "post":
+                assert {"413", "415"} <= responses.keys()
+                assert operation["requestBody"]["content"]["application/json"]["schema"]
+            else:
+                assert {"304", "404"} <= responses.keys()
+                assert responses["200"]["headers"]["ETag"]["required"] is True
+            sandbox = not path.startswith("/v2")
+            assert ("X-Sandbox" in responses["200"]["headers"]) is sandbox
+
+
+@pytest.mark.parametrize(
+    ("model", "stored"),
+    [
+        (api_models.Provider, ProviderDoc),
+        (api_models.Location, LocationDoc),
+        (api_models.Address, Address),
+        (api_models.Plan, PlanDoc),
+    ],
+)
+def test_response_models_mirror_the_stored_documents(model: Any, stored: Any) -> None:
+    assert list(model.model_fields) == list(get_type_hints(stored))
+
+
+async def test_served_without_auth_with_a_docs_page(api: ApiClient) -> None:
+    response = await api.get("/v2/openapi.json")
+    assert response.status == 200
+    assert response.content_type == "application/json"
+    document = await response.json()
+    assert document["info"]["version"] == "1.6.1"
+    validate(document)
+    page = await api.get("/v2/docs")
+    assert page.status == 200
+    assert page.content_type == "text/html"
+    html = await page.text()
+    assert 'fetch("openapi.json")' in html
+    assert "<script src" not in html and "https://" not in html  # self-contained, no CDN
+
+
+async def test_sandbox_document_is_served_by_a_sandbox_app(
+    aiohttp_client: ClientFactory, sample_settings: Settings
+) -> None:
+    client = await aiohttp_client(create_app(sample_settings.model_copy(update={"sandbox": True})))
+    document = await (await client.get("/v2/openapi.json")).json()
+    assert {"/providers/search", "/providers/{npi}", "/v2/providers/{npi}"} <= document[
+        "paths"
+    ].keys()
