@@ -165,10 +165,8 @@ def _filters(request: SearchRequest, interpretation: Interpretation) -> list[Bod
         filters.append(specialty_clause(interpretation.taxonomy_codes))
     if request.taxonomyCode:
         filters.append({"term": {"taxonomyCodes": request.taxonomyCode}})
-    if request.specialty:
-        filters.append(
-            {"match": {"specialtyText": {"query": request.specialty, "operator": "and"}}}
-        )
+    if request.specialty:  # a phrase within one specialty name, not words across several
+        filters.append({"match_phrase": {"specialtyText": {"query": request.specialty}}})
     if request.language:
         filters.append({"term": {"languages": request.language}})
     if request.gender:
@@ -207,7 +205,7 @@ def _sort(request: SearchRequest, place: ResolvedPlace | None) -> list[Body]:
     return [{"_score": "desc"}, {"npi": "asc"}]
 
 
-def _facets(place: ResolvedPlace | None) -> Body:
+def _facets(place: ResolvedPlace | None, radius_miles: float) -> Body:
     aggs: Body = {
         "specialty": {"terms": {"field": "specialtyNames", "size": FACET_SIZE}},
         "gender": {"terms": {"field": "gender", "size": 5}},
@@ -218,17 +216,23 @@ def _facets(place: ResolvedPlace | None) -> Body:
             {"key": band_key(low, high), "from": low, **({"to": high} if high else {})}
             for low, high in DISTANCE_BANDS
         ]
+        # Providers with a location in each band, counting only in-radius locations (a
+        # provider with locations in two bands counts in both).
+        bands = {
+            "geo_distance": {
+                "field": "locations.point",
+                "origin": _point(place),
+                "unit": "mi",
+                "ranges": ranges,
+            },
+            "aggs": {"providers": {"reverse_nested": {}}},
+        }
         aggs["distance"] = {
             "nested": {"path": "locations"},
             "aggs": {
-                "bands": {
-                    "geo_distance": {
-                        "field": "locations.point",
-                        "origin": _point(place),
-                        "unit": "mi",
-                        "ranges": ranges,
-                    },
-                    "aggs": {"providers": {"reverse_nested": {}}},
+                "in_radius": {
+                    "filter": _radius_filter(place, radius_miles),
+                    "aggs": {"bands": bands},
                 }
             },
         }
@@ -258,5 +262,5 @@ def build_search(
     else:
         body["from"] = request.offset
     if request.facets:
-        body["aggs"] = _facets(place)
+        body["aggs"] = _facets(place, request.radius_miles)
     return body

@@ -63,7 +63,7 @@ def facets(aggregations: Json) -> Json:
     if "distance" in aggregations:
         counts = {
             b["key"]: b["providers"]["doc_count"]
-            for b in aggregations["distance"]["bands"]["buckets"]
+            for b in aggregations["distance"]["in_radius"]["bands"]["buckets"]
         }
         result["distance"] = [
             {"value": key, "count": counts.get(key, 0)}

@@ -276,3 +276,30 @@ async def test_body_must_be_json(api: ApiClient, auth_header: dict[str, str]) ->
     )
     assert broken.status == 400
     assert (await broken.json())["code"] == "malformed_json"
+
+
+@pytest.mark.parametrize(
+    ("filters", "check"),
+    [
+        ({"gender": "F"}, lambda r: r["gender"] == "F"),
+        ({"entityType": "organization"}, lambda r: r["entityType"] == "organization"),
+        ({"pcpEligible": True}, lambda r: r["pcpEligible"] is True),
+        (
+            {"taxonomyCode": "207Q00000X"},
+            lambda r: "207Q00000X" in [s["code"] for s in r["specialties"]],
+        ),
+        (
+            {"specialty": "family medicine"},
+            lambda r: any("Family Medicine" in (s["displayName"] or "") for s in r["specialties"]),
+        ),
+    ],
+)
+async def test_filters_keep_only_matching_providers(
+    api: ApiClient, auth_header: dict[str, str], filters: Json, check: Any
+) -> None:
+    page = await search(
+        api, auth_header, location=LOWER_MANHATTAN, radius=10, pageSize=100, **filters
+    )
+    unfiltered = await search(api, auth_header, location=LOWER_MANHATTAN, radius=10, pageSize=1)
+    assert 0 < page["totalCount"] < unfiltered["totalCount"]
+    assert all(check(r) for r in page["results"])
