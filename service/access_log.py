@@ -6,6 +6,7 @@ a header. So an ``Authorization`` header, or a token someone put in the URL, can
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -16,7 +17,7 @@ import orjson
 from aiohttp import web
 
 from service.keys import REQUEST_ID, SUBJECT
-from service.metrics import route_label
+from service.metrics import CLIENT_CLOSED_REQUEST, route_label
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 access_log = logging.getLogger("service.access")
@@ -47,6 +48,9 @@ async def access_log_middleware(request: web.Request, handler: Handler) -> web.S
         return response
     except web.HTTPException as error:
         status = error.status
+        raise
+    except asyncio.CancelledError:
+        status = CLIENT_CLOSED_REQUEST
         raise
     finally:
         line = _line(request, status, time.perf_counter() - started)

@@ -6,6 +6,7 @@ template (``/v2/providers/{npi}``), never by the raw path, so the label set stay
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable, Callable
 
@@ -17,6 +18,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, H
 from prometheus_client.exposition import generate_latest
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+CLIENT_CLOSED_REQUEST = 499  # the client went away before the answer (nginx's convention)
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
 
@@ -106,6 +108,9 @@ async def metrics_middleware(request: web.Request, handler: Handler) -> web.Stre
         return response
     except web.HTTPException as error:
         status = error.status
+        raise
+    except asyncio.CancelledError:
+        status = CLIENT_CLOSED_REQUEST
         raise
     finally:
         request.app[METRICS].observe_request(
