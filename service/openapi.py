@@ -119,7 +119,7 @@ def _operation(route: Route, sandbox: bool, settings: Settings) -> Json:
 
 def openapi_document(settings: Settings) -> Json:
     paths: Json = {}
-    mounted = [(route, False) for route in service_routes(settings)] + api_routes(settings)
+    mounted = api_routes(settings) + [(route, False) for route in service_routes(settings)]
     for route, sandbox in mounted:
         path_item = paths.setdefault(route.path, {})
         path_item[route.method.lower()] = _operation(route, sandbox, settings)
