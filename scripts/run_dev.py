@@ -17,12 +17,15 @@ from core.es_client import make_client
 from core.index_contract import IndexNames
 from indexer.cli import print_report
 from indexer.load import LoadOptions, SourceFiles, load
+from service.access_log import configure_logging
 from service.app import create_app
 from service.auth import mint_token
 from service.settings import Settings
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "data" / "sample"
 EXAMPLE_NPI = "1003000100"  # an individual in the bundled sample (Gardena, CA)
+EXAMPLE_SEARCH = '{"query": "heart doctor", "location": "10013", "radius": 5, "pageSize": 3}'
+EXAMPLE_COVERAGE = '{"contractYear": 2026, "bidIds": ["H2001-076"], "npis": [{"npi": "1003403668"}]}'  # a (synthetic) in-network pair of the bundled coverage file
 
 
 async def _load_sample(url: str, names: IndexNames) -> None:
@@ -42,7 +45,11 @@ def _print_examples(base: str, token: str) -> None:
     print("Examples:")
     print(f"  curl -s {auth} {base}/v2/providers/{EXAMPLE_NPI}")
     print(f"  curl -s {auth} {base}/v2/providers/{EXAMPLE_NPI}/locations")
-    print(f"  curl -s {base}/readyz\n")
+    json_auth = f"{auth} -H 'Content-Type: application/json'"
+    print(f"  curl -s {json_auth} {base}/v2/providers/search \\\n       -d '{EXAMPLE_SEARCH}'")
+    print(f"  curl -s {json_auth} {base}/v2/providers/coverage \\\n       -d '{EXAMPLE_COVERAGE}'")
+    print(f"  curl -s {base}/readyz")
+    print(f"  open {base}/v2/docs   (API description: {base}/v2/openapi.json)\n")
 
 
 def _interrupt(signum: int, _frame: object) -> None:
@@ -59,10 +66,16 @@ def main() -> int:
         asyncio.run(_load_sample(node.url, IndexNames(settings.index_prefix)))
         token = mint_token(settings, ttl_s=86400)
         _print_examples(f"http://{settings.host}:{settings.port}", token)
-        logging.basicConfig(level=logging.INFO, format="%(message)s")
-        logging.getLogger("elastic_transport").setLevel(logging.WARNING)
-        # run_app turns SIGINT and SIGTERM into a graceful shutdown and returns.
-        web.run_app(create_app(settings), host=settings.host, port=settings.port, print=print)
+        configure_logging(logging.INFO)
+        # run_app turns SIGINT and SIGTERM into a graceful shutdown and returns. access_log=None:
+        # the service writes its own JSON access lines (aiohttp's would include query strings).
+        web.run_app(
+            create_app(settings),
+            host=settings.host,
+            port=settings.port,
+            print=print,
+            access_log=None,
+        )
     except KeyboardInterrupt:
         pass
     finally:

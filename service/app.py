@@ -9,8 +9,8 @@ import orjson
 from aiohttp import web
 from aiohttp.typedefs import Middleware
 from elasticsearch import AsyncElasticsearch
-from elasticsearch.serializer import OrjsonSerializer
 
+from core.es_client import make_client
 from core.index_contract import IndexNames
 from service.access_log import access_log_middleware, silence_aiohttp_access_log
 from service.auth import Verifier
@@ -35,13 +35,10 @@ def make_es_client(settings: Settings, metrics: Metrics | None) -> AsyncElastics
     options: dict[str, Any] = {}
     if metrics is not None:
         options["node_class"] = timed_node_class(metrics.es_latency)
-    return AsyncElasticsearch(
+    return make_client(
         settings.elasticsearch_url,
         request_timeout=settings.es_request_timeout_s,
         max_retries=1,
-        retry_on_timeout=False,
-        connections_per_node=32,
-        serializer=OrjsonSerializer(),
         dead_node_backoff_factor=0.5,
         max_dead_node_backoff=5.0,
         **options,
