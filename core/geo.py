@@ -78,3 +78,9 @@ def haversine_miles(lat1: float, lng1: float, lat2: float, lng2: float) -> float
     dlambda = math.radians(lng2 - lng1)
     a = math.sin(dphi / 2) ** 2 + math.cos(phi1) * math.cos(phi2) * math.sin(dlambda / 2) ** 2
     return 2 * EARTH_RADIUS_MILES * math.asin(math.sqrt(a))
+
+
+def preload() -> None:
+    """Build the lookup tables now (about half a second) rather than on a first request."""
+    _zip_table()
+    _city_table()

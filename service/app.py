@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -10,6 +11,7 @@ from aiohttp import web
 from aiohttp.typedefs import Middleware
 from elasticsearch import AsyncElasticsearch
 
+from core import geo
 from core.es_client import make_client
 from core.index_contract import IndexNames
 from service.access_log import access_log_middleware, silence_aiohttp_access_log
@@ -26,6 +28,7 @@ from service.middleware import (
 from service.openapi import openapi_document
 from service.ratelimit import RateLimiter
 from service.routes import setup_routes
+from service.search.interpret import vocabulary
 from service.settings import Settings
 
 
@@ -43,6 +46,12 @@ def make_es_client(settings: Settings, metrics: Metrics | None) -> AsyncElastics
         max_dead_node_backoff=5.0,
         **options,
     )
+
+
+async def preload_lookups(_app: web.Application) -> None:
+    """ZIP/city tables and the vocabulary, loaded before the first request needs them."""
+    await asyncio.to_thread(geo.preload)
+    await asyncio.to_thread(vocabulary)
 
 
 async def elasticsearch_context(app: web.Application) -> AsyncIterator[None]:
@@ -77,5 +86,6 @@ def create_app(settings: Settings | None = None) -> web.Application:
         app[LIMITER] = RateLimiter(settings.rate_limit_per_s, settings.rate_limit_burst)
     app[OPENAPI] = orjson.dumps(openapi_document(settings))
     app.cleanup_ctx.append(elasticsearch_context)
+    app.on_startup.append(preload_lookups)
     setup_routes(app, settings)
     return app

@@ -20,6 +20,8 @@ from jose import JWTError, jwt
 from service.settings import ALL_SCOPES, Settings
 
 REQUIRED_CLAIMS = ("exp", "iat", "iss", "aud")
+VERIFIED_CACHE_SIZE = 10_000
+VERIFIED_CACHE_TTL_S = 60.0
 _KEY_TYPES = {"RS": "RSA", "PS": "RSA", "ES": "EC"}
 
 
@@ -45,6 +47,7 @@ def _scopes(payload: dict[str, Any]) -> frozenset[str]:
 class Verifier:
     def __init__(self, settings: Settings) -> None:
         self._algorithms = frozenset(settings.jwt_algorithms)
+        self._verified: dict[str, tuple[Claims, float]] = {}  # token -> (claims, good until)
         self._secret = settings.jwt_secret
         self._public_key = (
             settings.jwt_public_key_file.read_text() if settings.jwt_public_key_file else None
@@ -81,6 +84,20 @@ class Verifier:
         raise InvalidToken("token algorithm not allowed")
 
     def verify(self, token: str) -> Claims:
+        """Claims of a valid token; a token verified recently is answered from a small cache
+        (never past its ``exp``, at most VERIFIED_CACHE_TTL_S) to keep signature checks and
+        JSON decoding off the hot path of repeated calls with the same token."""
+        now = time.time()
+        cached = self._verified.get(token)
+        if cached is not None and now < cached[1]:
+            return cached[0]
+        claims, expires = self._verify_signed(token)
+        if len(self._verified) >= VERIFIED_CACHE_SIZE:
+            self._verified.clear()
+        self._verified[token] = (claims, min(expires + self._leeway, now + VERIFIED_CACHE_TTL_S))
+        return claims
+
+    def _verify_signed(self, token: str) -> tuple[Claims, float]:
         try:
             header = jwt.get_unverified_header(token)
             key = self._key_for(header)
@@ -98,7 +115,8 @@ class Verifier:
         issued_at = payload.get("iat")
         if not isinstance(issued_at, int | float) or issued_at > time.time() + self._leeway:
             raise InvalidToken("token issued in the future")
-        return Claims(subject=str(payload.get("sub", "")), scopes=_scopes(payload))
+        claims = Claims(subject=str(payload.get("sub", "")), scopes=_scopes(payload))
+        return claims, float(payload["exp"])
 
 
 def mint_token(

@@ -10,7 +10,7 @@ import orjson
 import pytest
 from jose import jwt
 
-from service.auth import mint_token
+from service.auth import InvalidToken, Verifier, mint_token
 from service.settings import Settings
 from tests.conftest import ApiClient
 
@@ -196,3 +196,14 @@ async def test_expiry_within_the_leeway_is_accepted(
     token = _sign(sample_settings, _claims(sample_settings, iat=now - 60, exp=now - 5))
     status, _ = await _status(api, {"Authorization": f"Bearer {token}"})
     assert status == 200
+
+
+def test_a_cached_verification_never_outlives_the_token() -> None:
+    settings = Settings(environment="test", jwt_secret="s" * 40, jwt_leeway_s=0)
+    verifier = Verifier(settings)
+    token = mint_token(settings, ttl_s=1)
+    assert verifier.verify(token).subject == "developer"
+    assert verifier.verify(token).subject == "developer"  # answered from the cache
+    time.sleep(2.1)  # python-jose compares whole seconds
+    with pytest.raises(InvalidToken):
+        verifier.verify(token)
