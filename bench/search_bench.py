@@ -177,6 +177,8 @@ def start_service(es_url: str, prefix: str, port: int) -> subprocess.Popen[bytes
         "PD_INDEX_PREFIX": prefix,
         "PD_PORT": str(port),
         "PD_ENVIRONMENT": "development",
+        "PD_RATE_LIMIT_PER_S": "0",  # measure the service, not its rate limiter
+        "PD_METRICS_ENABLED": "true",
     }
     return subprocess.Popen(
         [sys.executable, "-m", "service.cli", "serve"],

@@ -7,6 +7,7 @@ import json
 import logging
 import sys
 
+import uvloop
 from aiohttp import web
 from jose import JWTError, jwt
 
@@ -52,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
             port=args.port or settings.port,
             access_log=None,
             print=None,
+            loop=uvloop.new_event_loop(),  # less CPU per request than asyncio's default loop
         )
     elif args.command == "token":
         print(
