@@ -1,0 +1,115 @@
+"""Coverage benchmark: a request of 10 bid ids x 100 NPIs through the service vs. the one
+``_msearch`` it makes, sent straight to Elasticsearch, in the same run.
+
+Usage (an index with coverage loaded under --prefix):
+    python -m bench.coverage_bench --es-url URL --prefix PREFIX [--seconds 20] [--levels 1,4,16]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+from typing import Any
+
+import aiohttp
+import orjson
+
+from bench.search_bench import run_level, start_service, wait_ready
+from core.index_contract import IndexNames
+from service.auth import mint_token
+from service.coverage.backend import coverage_searches
+from service.coverage.models import CoverageRequest
+from service.settings import Settings
+
+
+async def coverage_request(es_url: str, names: IndexNames, bids: int, npis: int) -> dict[str, Any]:
+    """Real plans and providers of the loaded coverage index: the most-linked ones."""
+    body = {
+        "size": 0,
+        "aggs": {
+            "bids": {"terms": {"field": "bidId", "size": bids}},
+            "npis": {"terms": {"field": "npi", "size": npis}},
+        },
+    }
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(f"{es_url}/{names.alias('coverage')}/_search", json=body) as response,
+    ):
+        aggs = (await response.json())["aggregations"]
+    return {
+        "contractYear": 2026,
+        "bidIds": [b["key"] for b in aggs["bids"]["buckets"]],
+        "npis": [{"npi": b["key"]} for b in aggs["npis"]["buckets"]],
+    }
+
+
+def msearch_payload(request_body: dict[str, Any], names: IndexNames) -> bytes:
+    request = CoverageRequest.model_validate_json(orjson.dumps(request_body))
+    lines = coverage_searches(request, names)
+    return b"".join(orjson.dumps(line) + b"\n" for line in lines)
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    names = IndexNames(args.prefix)
+    request_body = await coverage_request(args.es_url, names, args.bids, args.npis)
+    service_body = orjson.dumps(request_body)
+    direct_body = msearch_payload(request_body, names)
+    token = mint_token(Settings())
+    service_url = f"http://127.0.0.1:{args.port}"
+    process = start_service(args.es_url, args.prefix, args.port)
+    try:
+        await wait_ready(service_url)
+        async with aiohttp.ClientSession() as http:
+            headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+
+            async def via_service(_: int) -> bool:
+                async with http.post(
+                    f"{service_url}/v2/providers/coverage", data=service_body, headers=headers
+                ) as response:
+                    await response.read()
+                    return response.status == 200
+
+            async def direct(_: int) -> bool:
+                async with http.post(
+                    f"{args.es_url}/_msearch",
+                    data=direct_body,
+                    headers={"Content-Type": "application/x-ndjson"},
+                ) as response:
+                    await response.read()
+                    return response.status == 200
+
+            await run_level(2, 3, via_service, 1)  # warm-up
+            await run_level(2, 3, direct, 1)
+            print(
+                f"request: {len(request_body['bidIds'])} bid ids x "
+                f"{len(request_body['npis'])} NPIs; {args.seconds:.0f} s per run\n"
+            )
+            print("| target | clients | requests | errors | p50 ms | p95 ms | p99 ms | req/s |")
+            print("|---|---|---|---|---|---|---|---|")
+            for clients in args.levels:
+                for label, call in (("service", via_service), ("elasticsearch msearch", direct)):
+                    stats = await run_level(clients, args.seconds, call, 1)
+                    print(stats.row(label, clients), flush=True)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--es-url", default=os.environ.get("ELASTICSEARCH_URL"))
+    parser.add_argument("--prefix", required=True)
+    parser.add_argument("--seconds", type=float, default=20)
+    parser.add_argument("--levels", type=lambda s: [int(x) for x in s.split(",")], default=[1, 4])
+    parser.add_argument("--bids", type=int, default=10)
+    parser.add_argument("--npis", type=int, default=100)
+    parser.add_argument("--port", type=int, default=8098)
+    args = parser.parse_args()
+    if not args.es_url:
+        parser.error("--es-url or ELASTICSEARCH_URL is required")
+    asyncio.run(main_async(args))
+
+
+if __name__ == "__main__":
+    main()
