@@ -13,6 +13,7 @@ from pathlib import Path
 
 from core.npi import is_valid_npi
 from indexer.sources.csvfiles import Columns, parse_date, read_rows
+from indexer.sources.csvfiles import Rejected as Rejected
 
 TAXONOMY_SLOTS = 15
 _PRACTICE = "Provider Business Practice Location Address"
@@ -45,17 +46,20 @@ _ALIASES: dict[str, tuple[str, ...]] = {
     "reactivated": ("NPI Reactivation Date",),
     "sex": ("Provider Sex Code", "Provider Gender Code"),
 }
+# Read on every row, in this order (see _classify and _record).
+_FIELDS = tuple(_ALIASES)
 for _slot in range(1, TAXONOMY_SLOTS + 1):
     _ALIASES[f"tax{_slot}"] = (f"Healthcare Provider Taxonomy Code_{_slot}",)
     _ALIASES[f"lic{_slot}"] = (f"Provider License Number_{_slot}",)
     _ALIASES[f"licstate{_slot}"] = (f"Provider License Number State Code_{_slot}",)
     _ALIASES[f"primary{_slot}"] = (f"Healthcare Provider Primary Taxonomy Switch_{_slot}",)
+_CODES = tuple(f"tax{slot}" for slot in range(1, TAXONOMY_SLOTS + 1))
 
 REQUIRED_COLUMNS = ("npi", "entity", "last", "org_name", "postal")
 DBA_TYPE_CODE = "3"  # NPPES "Other Organization Name Type Code": 3 = Doing Business As
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Taxonomy:
     code: str
     license_number: str | None
@@ -63,7 +67,7 @@ class Taxonomy:
     primary: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class NppesRecord:
     row_number: int
     npi: str
@@ -92,99 +96,121 @@ class NppesRecord:
     taxonomies: tuple[Taxonomy, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Deactivated:
     row_number: int
     npi: str
 
 
-@dataclass(frozen=True, slots=True)
-class Rejected:
-    row_number: int
-    npi: str
-    reason: str
-
-
 NppesRow = NppesRecord | Deactivated | Rejected
 
 
-def _is_deactivated(columns: Columns, row: list[str]) -> bool:
-    deactivated = parse_date(columns.get(row, "deactivated"))
-    if deactivated is None:
-        return False
-    reactivated = parse_date(columns.get(row, "reactivated"))
-    return reactivated is None or reactivated < deactivated
+class _RowReader:
+    """Turns one raw row into a classified record, with every column position resolved once."""
 
+    def __init__(self, columns: Columns) -> None:
+        self._columns = columns
+        self._fields = columns.picker(_FIELDS)
+        self._codes = columns.picker(_CODES)
+        self._slot_details = [
+            columns.picker((f"lic{slot}", f"licstate{slot}", f"primary{slot}"))
+            for slot in range(1, TAXONOMY_SLOTS + 1)
+        ]
 
-def _taxonomies(columns: Columns, row: list[str]) -> tuple[Taxonomy, ...]:
-    found = []
-    for slot in range(1, TAXONOMY_SLOTS + 1):
-        code = columns.get(row, f"tax{slot}")
-        if code:
-            found.append(
-                Taxonomy(
-                    code=code,
-                    license_number=columns.get(row, f"lic{slot}") or None,
-                    license_state=columns.get(row, f"licstate{slot}") or None,
-                    primary=columns.get(row, f"primary{slot}").upper() == "Y",
+    def _taxonomies(self, row: list[str]) -> tuple[Taxonomy, ...]:
+        found = []
+        for slot, code in enumerate(self._codes(row)):
+            if code:
+                license_number, license_state, primary = self._slot_details[slot](row)
+                found.append(
+                    Taxonomy(code, license_number or None, license_state or None, primary == "Y")
                 )
+        return tuple(found)
+
+    def classify(self, number: int, row: list[str]) -> NppesRow:
+        (
+            npi,
+            entity,
+            org_name,
+            last,
+            first,
+            middle,
+            prefix,
+            suffix,
+            credential,
+            other_org,
+            other_org_type,
+            other_last,
+            other_first,
+            line1,
+            line2,
+            city,
+            state,
+            postal,
+            country,
+            phone,
+            fax,
+            enumerated,
+            updated,
+            deactivated,
+            reactivated,
+            sex,
+        ) = self._fields(row)
+        if not is_valid_npi(npi):
+            return Rejected(number, npi, "invalid_npi")
+        try:
+            deactivated_on = parse_date(deactivated)
+            if deactivated_on is not None:
+                reactivated_on = parse_date(reactivated)
+                if reactivated_on is None or reactivated_on < deactivated_on:
+                    return Deactivated(number, npi)
+            if entity not in ("1", "2"):
+                return Rejected(number, npi, "unknown_entity_type")
+            is_dba = bool(other_org) and other_org_type == DBA_TYPE_CODE
+            other_person = f"{other_first} {other_last}".strip()
+            return NppesRecord(
+                row_number=number,
+                npi=npi,
+                entity_type=entity,
+                organization_name=org_name,
+                doing_business_as=other_org if is_dba else "",
+                other_organization_names=(other_org,) if other_org and not is_dba else (),
+                other_person_names=(other_person,) if other_person else (),
+                last_name=last,
+                first_name=first,
+                middle_name=middle,
+                prefix=prefix,
+                suffix=suffix,
+                credential=credential,
+                sex=sex,
+                line1=line1,
+                line2=line2,
+                city=city,
+                state=state,
+                postal_code=postal,
+                country=country,
+                phone=phone,
+                fax=fax,
+                enumeration_date=parse_date(enumerated),
+                last_update=parse_date(updated),
+                taxonomies=self._taxonomies(row),
             )
-    return tuple(found)
+        except ValueError:
+            return Rejected(number, npi, "invalid_date")
 
 
-def _record(number: int, npi: str, columns: Columns, row: list[str]) -> NppesRecord:
-    get = columns.get
-    other_org = get(row, "other_org")
-    is_dba = other_org and get(row, "other_org_type") == DBA_TYPE_CODE
-    other_person = " ".join(p for p in (get(row, "other_first"), get(row, "other_last")) if p)
-    return NppesRecord(
-        row_number=number,
-        npi=npi,
-        entity_type=get(row, "entity"),
-        organization_name=get(row, "org_name"),
-        doing_business_as=other_org if is_dba else "",
-        other_organization_names=(other_org,) if other_org and not is_dba else (),
-        other_person_names=(other_person,) if other_person else (),
-        last_name=get(row, "last"),
-        first_name=get(row, "first"),
-        middle_name=get(row, "middle"),
-        prefix=get(row, "prefix"),
-        suffix=get(row, "suffix"),
-        credential=get(row, "credential"),
-        sex=get(row, "sex"),
-        line1=get(row, "line1"),
-        line2=get(row, "line2"),
-        city=get(row, "city"),
-        state=get(row, "state"),
-        postal_code=get(row, "postal"),
-        country=get(row, "country"),
-        phone=get(row, "phone"),
-        fax=get(row, "fax"),
-        enumeration_date=parse_date(get(row, "enumerated")),
-        last_update=parse_date(get(row, "updated")),
-        taxonomies=_taxonomies(columns, row),
-    )
-
-
-def _classify(number: int, columns: Columns, row: list[str]) -> NppesRow:
-    npi = columns.get(row, "npi")
-    if not is_valid_npi(npi):
-        return Rejected(number, npi, "invalid_npi")
-    try:
-        if _is_deactivated(columns, row):
-            return Deactivated(number, npi)
-        if columns.get(row, "entity") not in ("1", "2"):
-            return Rejected(number, npi, "unknown_entity_type")
-        return _record(number, npi, columns, row)
-    except ValueError:
-        return Rejected(number, npi, "invalid_date")
-
-
-def read_nppes(path: Path) -> Iterator[NppesRow]:
-    """Every data row of the file, classified as a record, deactivated, or rejected."""
+def read_nppes_rows(path: Path) -> tuple[Columns, Iterator[tuple[list[str], NppesRow]]]:
+    """The file's columns and every data row as (raw fields, classified row), for tools that
+    rewrite rows (the scale generator)."""
     columns, rows = read_rows(path, _ALIASES)
     missing = [name for name in REQUIRED_COLUMNS if not columns.has(name)]
     if missing:
         raise ValueError(f"{path.name}: not an NPPES npidata_pfile (missing columns {missing})")
-    for number, row in rows:
-        yield _classify(number, columns, row)
+    reader = _RowReader(columns)
+    return columns, ((row, reader.classify(number, row)) for number, row in rows)
+
+
+def read_nppes(path: Path) -> Iterator[NppesRow]:
+    """Every data row of the file, classified as a record, deactivated, or rejected."""
+    _, rows = read_nppes_rows(path)
+    return (classified for _, classified in rows)

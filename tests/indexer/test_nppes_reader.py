@@ -130,3 +130,18 @@ def test_not_an_nppes_file(tmp_path: Path) -> None:
     path = _write(tmp_path / "other.csv", ["a", "b"], [["1", "2"]])
     with pytest.raises(ValueError, match="not an NPPES"):
         list(read_nppes(path))
+
+
+def test_more_fields_than_the_header_and_a_truncated_row(
+    tmp_path: Path, real_rows: tuple[list[str], list[dict[str, str]]]
+) -> None:
+    header, rows = real_rows
+    first, second = [r for r in rows if is_active(r)][:2]
+    long_row = [first[h] for h in header] + ["surplus"]
+    cut = header.index("Provider Business Practice Location Address Postal Code")
+    short_row = [second[h] for h in header][: cut + 1]
+    parsed = list(read_nppes(_write(tmp_path / "ragged.csv", header, [long_row, short_row])))
+    assert [type(p) for p in parsed] == [NppesRecord, NppesRecord]
+    assert isinstance(parsed[1], NppesRecord)
+    assert parsed[1].postal_code == second[header[cut]]
+    assert parsed[1].taxonomies == ()

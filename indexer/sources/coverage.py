@@ -1,0 +1,140 @@
+"""Plan participation ("coverage") files: which NPI is in which Medicare Advantage plan.
+
+No public CMS file says this, so the format is ours. A CSV (UTF-8, gzip allowed; lines starting
+with ``#`` are comments) with this header, columns in any order:
+
+=======================  ==========================================================================
+column                   value
+=======================  ==========================================================================
+contract_year            plan year, e.g. ``2026``
+bid_id                   contract-PBP-segment: ``H1234_001_000``; ``-`` also separates, and a
+                         missing segment means ``000`` (``H1234-001``)
+npi                      10-digit NPI with a valid check digit
+location_id              empty: every location of the NPI; else one location ``id`` (as served
+                         by ``GET /v2/providers/{npi}/locations``)
+network_status           ``in_network`` or ``out_of_network``
+accepting_new_patients   ``Y``, ``N`` or empty (unknown)
+effective_date           ``YYYY-MM-DD`` (``MM/DD/YYYY`` accepted); empty: since ever
+termination_date         same formats, exclusive; empty: open-ended
+source                   free text naming where the row came from (e.g. a network file)
+=======================  ==========================================================================
+
+A row with an invalid contract year, bid id, NPI, location id, status, flag or date, a
+termination not after the effective date, is rejected with its row number and reason, never
+indexed; so is a row with the same (year, bid id, NPI, location) as an earlier one (the loader
+writes coverage documents with ``op_type=create`` and Elasticsearch refuses the second).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from core.index_contract import CoverageDoc, NetworkStatus, coverage_doc_id
+from core.npi import is_valid_npi
+from core.plans import canonical_bid_id
+from indexer.sources.csvfiles import Rejected, parse_date, read_rows
+
+HEADER = (
+    "contract_year",
+    "bid_id",
+    "npi",
+    "location_id",
+    "network_status",
+    "accepting_new_patients",
+    "effective_date",
+    "termination_date",
+    "source",
+)
+REQUIRED = ("contract_year", "bid_id", "npi", "network_status")
+_STATUSES: dict[str, NetworkStatus] = {
+    "in_network": "in_network",
+    "out_of_network": "out_of_network",
+}
+_FLAGS = {"Y": True, "YES": True, "N": False, "NO": False, "": None}
+
+
+@dataclass(frozen=True, slots=True)
+class CoverageRow:
+    row_number: int
+    doc: CoverageDoc
+
+    @property
+    def doc_id(self) -> str:
+        doc = self.doc
+        return coverage_doc_id(doc["contractYear"], doc["bidId"], doc["npi"], doc["locationId"])
+
+
+class _Invalid(ValueError):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _year(text: str) -> int:
+    if not (len(text) == 4 and text.isdigit()):
+        raise _Invalid("invalid_contract_year")
+    return int(text)
+
+
+def _location(text: str) -> str | None:
+    if not text:
+        return None
+    try:
+        return str(uuid.UUID(text))
+    except ValueError:
+        raise _Invalid("invalid_location_id") from None
+
+
+def _date(text: str) -> str | None:
+    try:
+        parsed = parse_date(text)
+    except ValueError:
+        raise _Invalid("invalid_date") from None
+    return parsed.isoformat() if parsed else None
+
+
+def _doc(fields: tuple[str, ...], default_source: str) -> CoverageDoc:
+    year, raw_bid, npi, location, status, accepting, effective, terminated, source = fields
+    contract_year = _year(year)
+    bid = canonical_bid_id(raw_bid)
+    if bid is None:
+        raise _Invalid("invalid_bid_id")
+    if not is_valid_npi(npi):
+        raise _Invalid("invalid_npi")
+    network_status = _STATUSES.get(status.lower())
+    if network_status is None:
+        raise _Invalid("invalid_network_status")
+    if accepting.upper() not in _FLAGS:
+        raise _Invalid("invalid_accepting_new_patients")
+    effective_date, termination_date = _date(effective), _date(terminated)
+    if effective_date and termination_date and termination_date <= effective_date:
+        raise _Invalid("termination_not_after_effective")
+    return CoverageDoc(
+        contractYear=contract_year,
+        bidId=bid,
+        npi=npi,
+        locationId=_location(location),
+        networkStatus=network_status,
+        acceptingNewPatients=_FLAGS[accepting.upper()],
+        effectiveDate=effective_date,
+        terminationDate=termination_date,
+        source=source or default_source,
+    )
+
+
+def read_coverage(path: Path) -> Iterator[CoverageRow | Rejected]:
+    """Every data row, as a coverage document or a rejection with its reason."""
+    columns, rows = read_rows(path, {name: () for name in HEADER}, comment="#")
+    missing = [name for name in REQUIRED if not columns.has(name)]
+    if missing:
+        raise ValueError(f"{path.name}: not a coverage file (missing columns {missing})")
+    pick = columns.picker(HEADER)
+    for number, row in rows:
+        fields = pick(row)
+        try:
+            yield CoverageRow(number, _doc(fields, path.name))
+        except _Invalid as invalid:
+            yield Rejected(number, fields[2], invalid.reason)

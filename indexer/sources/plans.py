@@ -1,0 +1,170 @@
+"""Medicare Advantage plans of one contract year (the 2026 Plan Finder extracts).
+
+``medicare_plan_finder_2026_plans.csv`` has one row per plan (bid id ``H1234-001-000``); the
+plan-by-county and plan-by-ZIP files say where each plan is sold and may name plans the plan
+file lacks (those become plan documents from the little they carry).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from core.geo import lookup_zip
+from core.index_contract import PlanDoc
+from core.plans import canonical_bid_id
+from indexer.sources.csvfiles import read_rows
+
+PLAN_YEAR = 2026
+
+STATE_CODES: dict[str, str] = {
+    "ALABAMA": "AL", "ALASKA": "AK", "ARIZONA": "AZ", "ARKANSAS": "AR", "CALIFORNIA": "CA",
+    "COLORADO": "CO", "CONNECTICUT": "CT", "DELAWARE": "DE", "DISTRICT OF COLUMBIA": "DC",
+    "FLORIDA": "FL", "GEORGIA": "GA", "HAWAII": "HI", "IDAHO": "ID", "ILLINOIS": "IL",
+    "INDIANA": "IN", "IOWA": "IA", "KANSAS": "KS", "KENTUCKY": "KY", "LOUISIANA": "LA",
+    "MAINE": "ME", "MARYLAND": "MD", "MASSACHUSETTS": "MA", "MICHIGAN": "MI", "MINNESOTA": "MN",
+    "MISSISSIPPI": "MS", "MISSOURI": "MO", "MONTANA": "MT", "NEBRASKA": "NE", "NEVADA": "NV",
+    "NEW HAMPSHIRE": "NH", "NEW JERSEY": "NJ", "NEW MEXICO": "NM", "NEW YORK": "NY",
+    "NORTH CAROLINA": "NC", "NORTH DAKOTA": "ND", "OHIO": "OH", "OKLAHOMA": "OK", "OREGON": "OR",
+    "PENNSYLVANIA": "PA", "RHODE ISLAND": "RI", "SOUTH CAROLINA": "SC", "SOUTH DAKOTA": "SD",
+    "TENNESSEE": "TN", "TEXAS": "TX", "UTAH": "UT", "VERMONT": "VT", "VIRGINIA": "VA",
+    "WASHINGTON": "WA", "WEST VIRGINIA": "WV", "WISCONSIN": "WI", "WYOMING": "WY",
+    "PUERTO RICO": "PR", "GUAM": "GU", "VIRGIN ISLANDS": "VI", "AMERICAN SAMOA": "AS",
+    "NORTHERN MARIANA ISLANDS": "MP",
+}  # fmt: skip
+
+_PLAN_ALIASES: dict[str, tuple[str, ...]] = {
+    "bid": ("bid_id",),
+    "name": ("plan_name",),
+    "organization": ("organization",),
+    "type": ("plan_type",),
+    "snp": ("snp_type",),
+    "states": ("states",),
+}
+_GEO_ALIASES: dict[str, tuple[str, ...]] = {
+    "bid": ("bid_id",),
+    "state": ("state_dir",),
+    "county": ("county",),
+    "zip": ("zip",),
+    "name": ("plan_name",),
+    "organization": ("organization",),
+    "type": ("plan_type",),
+    "snp": ("snp_type",),
+}
+_COUNTY_SUFFIX = re.compile(r"\s+(COUNTY|PARISH|BOROUGH|CENSUS AREA|MUNICIPALITY)$")
+
+Reject = Callable[[str, int, str, str], None]  # (file name, row number, npi, reason)
+
+
+def state_codes(text: str) -> list[str]:
+    """``"Delaware;District of Columbia"`` -> ``["DE", "DC"]`` (``New_Hampshire`` too)."""
+    names = (part.replace("_", " ").strip().upper() for part in text.split(";"))
+    return [STATE_CODES.get(name, name) for name in names if name]
+
+
+def county_key(county: str) -> str:
+    """``"Hillsborough County"``, ``"Ben_Hill"`` -> ``"HILLSBOROUGH"``, ``"BEN HILL"``."""
+    name = " ".join(county.replace("_", " ").upper().split())
+    return _COUNTY_SUFFIX.sub("", name)
+
+
+def _plan_doc(bid: str, name: str, organization: str, plan_type: str, snp: str) -> PlanDoc:
+    contract, plan, segment = bid.split("_")
+    return PlanDoc(
+        contractYear=PLAN_YEAR,
+        bidId=bid,
+        contractId=contract,
+        planId=plan,
+        segmentId=segment,
+        planName=name or None,
+        organization=organization or None,
+        planType=plan_type or None,
+        snpType=snp or None,
+        states=[],
+    )
+
+
+def read_plans(plans: Path, geography: list[Path], reject: Reject) -> list[PlanDoc]:
+    """One document per bid id of the plan file, plus bid ids only the geography files name."""
+    docs: dict[str, PlanDoc] = {}
+    columns, rows = read_rows(plans, _PLAN_ALIASES)
+    if not columns.has("bid"):
+        raise ValueError(f"{plans.name}: not a plan file (no bid_id column)")
+    pick = columns.picker(("bid", "name", "organization", "type", "snp", "states"))
+    for number, row in rows:
+        raw_bid, name, organization, plan_type, snp, states = pick(row)
+        bid = canonical_bid_id(raw_bid)
+        if bid is None:
+            reject(plans.name, number, "", "invalid_bid_id")
+            continue
+        docs[bid] = _plan_doc(bid, name, organization, plan_type, snp)
+        docs[bid]["states"] = state_codes(states)
+    listed = set(docs)
+    for path in geography:
+        columns, rows = read_rows(path, _GEO_ALIASES)
+        pick = columns.picker(("bid", "name", "organization", "type", "snp", "state", "zip"))
+        for number, row in rows:
+            raw_bid, name, organization, plan_type, snp, state_dir, zip_code = pick(row)
+            bid = canonical_bid_id(raw_bid)
+            if bid is None:
+                reject(path.name, number, "", "invalid_bid_id")
+                continue
+            if bid in listed:
+                continue
+            doc = docs.setdefault(bid, _plan_doc(bid, name, organization, plan_type, snp))
+            place = lookup_zip(zip_code.zfill(5)) if zip_code else None
+            state = place.state if place else state_dir if len(state_dir) == 2 else ""
+            if state and state not in doc["states"]:
+                doc["states"].append(state)
+    return [docs[bid] for bid in sorted(docs)]
+
+
+@dataclass
+class PlanGeography:
+    """Where plans are sold: by 5-digit ZIP, and by (county, state) from the county file.
+
+    The county file's ``state_dir`` is only a state when it is two letters: the Plan Finder
+    scrape's "SC" directory mixes counties of neighbouring states, so those rows keep the state
+    as unknown (``""``) and callers must check the plan's own states.
+    """
+
+    by_zip: dict[str, list[str]] = field(default_factory=dict)
+    by_county: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+
+    def plans_at(
+        self, zip5: str, county: str | None, state: str, plan_states: dict[str, list[str]]
+    ) -> list[str]:
+        """Bid ids sold at a place; a county row of unknown state counts only for plans whose
+        own states (``plan_states``) include ``state``."""
+        found = list(self.by_zip.get(zip5, ()))
+        if county:
+            key = county_key(county)
+            found += self.by_county.get((key, state), ())
+            found += (
+                b for b in self.by_county.get((key, ""), ()) if state in plan_states.get(b, ())
+            )
+        return list(dict.fromkeys(found))
+
+
+def read_plan_geography(plan_county: Path | None, zip_plan: Path | None) -> PlanGeography:
+    geography = PlanGeography()
+    if zip_plan is not None:
+        columns, rows = read_rows(zip_plan, _GEO_ALIASES)
+        pick = columns.picker(("zip", "bid"))
+        for _, row in rows:
+            zip_code, raw_bid = pick(row)
+            bid = canonical_bid_id(raw_bid)
+            if bid and zip_code:
+                geography.by_zip.setdefault(zip_code.zfill(5), []).append(bid)
+    if plan_county is not None:
+        columns, rows = read_rows(plan_county, _GEO_ALIASES)
+        pick = columns.picker(("county", "state", "bid"))
+        for _, row in rows:
+            county, state_dir, raw_bid = pick(row)
+            bid = canonical_bid_id(raw_bid)
+            state = state_dir if len(state_dir) == 2 else ""
+            if bid and county:
+                geography.by_county.setdefault((county_key(county), state), []).append(bid)
+    return geography
