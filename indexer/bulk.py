@@ -1,24 +1,56 @@
-"""Bulk writing with bounded concurrency on top of the elasticsearch async helpers."""
+"""Bulk writing with bounded concurrency on top of the elasticsearch async helpers.
+
+Documents arrive already serialised (``orjson`` bytes for the action and source lines), so the
+helper only frames them; responses are filtered server-side to what failure handling needs.
+"""
 
 from __future__ import annotations
 
 import asyncio
-from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import islice
+from operator import itemgetter
 from typing import Any
 
+import orjson
 from elasticsearch import AsyncElasticsearch
 from elasticsearch.helpers import async_streaming_bulk
 
-Action = dict[str, Any]
+
+@dataclass(slots=True)
+class Origin:
+    """Where a document came from, for the reject file."""
+
+    source: str
+    row: int
+    npi: str
+
+
+Action = tuple[bytes, bytes, Origin]  # (action line, source line, origin)
+
+# The helper calls this per action to get its (action line, source line): a C-level getter.
+_lines = itemgetter(0, 1)
+_FILTER = "items.*._index,items.*._id,items.*.status,items.*.error"
+
+
+def action_line(op_type: str, index: str, doc_id: str) -> bytes:
+    return orjson.dumps({op_type: {"_index": index, "_id": doc_id}})
+
+
+@dataclass(slots=True)
+class Failure:
+    index: str
+    doc_id: str
+    status: int
+    reason: str
+    origin: Origin | None
 
 
 @dataclass
 class BulkResult:
-    indexed: Counter[str] = field(default_factory=Counter)
-    failed: list[tuple[str, str, str]] = field(default_factory=list)  # (index, id, reason)
+    sent: int = 0
+    failed: list[Failure] = field(default_factory=list)
 
 
 def _chunks(actions: Iterable[Action], size: int) -> Iterator[list[Action]]:
@@ -27,23 +59,38 @@ def _chunks(actions: Iterable[Action], size: int) -> Iterator[list[Action]]:
         yield chunk
 
 
+def _failure(item: dict[str, Any], origins: dict[tuple[str, str], Origin]) -> Failure:
+    outcome = next(iter(item.values()))
+    index, doc_id = str(outcome.get("_index")), str(outcome.get("_id"))
+    error = outcome.get("error", {})
+    reason = error.get("reason", str(error)) if isinstance(error, dict) else str(error)
+    status = int(outcome.get("status", 0))
+    return Failure(index, doc_id, status, reason, origins.get((index, doc_id)))
+
+
 async def _send(es: AsyncElasticsearch, chunk: list[Action], result: BulkResult) -> None:
-    async for ok, item in async_streaming_bulk(
+    failed: list[dict[str, Any]] = []
+    lines: list[Any] = chunk  # the helper's types know dict actions only; _lines frames ours
+    async for _, item in async_streaming_bulk(
         es,
-        chunk,
+        lines,
         chunk_size=len(chunk),
+        expand_action_callback=_lines,
         raise_on_error=False,
+        yield_ok=False,
         max_retries=5,
         initial_backoff=0.5,
         max_backoff=10,
+        filter_path=_FILTER,
     ):
-        outcome = item.get("index", {})
-        if ok:
-            result.indexed[outcome.get("_index", "?")] += 1
-        else:
-            reason = outcome.get("error", {})
-            text = reason.get("reason", str(reason)) if isinstance(reason, dict) else str(reason)
-            result.failed.append((str(outcome.get("_index")), str(outcome.get("_id")), text))
+        failed.append(item)
+    result.sent += len(chunk)
+    if failed:  # rare: only then map documents back to their source rows
+        origins = {}
+        for header, _, origin in chunk:
+            meta = next(iter(orjson.loads(header).values()))
+            origins[meta["_index"], meta["_id"]] = origin
+        result.failed.extend(_failure(item, origins) for item in failed)
 
 
 async def bulk_index(
@@ -73,6 +120,7 @@ async def bulk_index(
                 if isinstance(outcome, BaseException):
                     raise outcome
     finally:
-        for task in in_flight:
-            task.cancel()
+        # Let requests already sent finish rather than cancel them: Elasticsearch keeps executing
+        # a bulk after its client goes away, and would re-create an index deleted meanwhile.
+        await asyncio.gather(*in_flight, return_exceptions=True)
     return result

@@ -1,4 +1,5 @@
-"""``provider-indexer``: load the sources into new index versions, show status, roll back."""
+"""``provider-indexer``: load the sources into a new index version and swap, show status, roll
+back, and generate NPPES-format scale files and synthetic coverage files."""
 
 from __future__ import annotations
 
@@ -9,12 +10,58 @@ import signal
 import sys
 from pathlib import Path
 
-from elasticsearch import AsyncElasticsearch
-
 from core.es_client import make_client
 from core.index_contract import DEFAULT_PREFIX, IndexNames
 from indexer import versions
-from indexer.load import LoadError, LoadOptions, LoadReport, SourceFiles, load
+from indexer.generate import generate_nppes
+from indexer.generate_coverage import generate_coverage
+from indexer.load import LoadError, LoadOptions, SourceFiles, load
+from indexer.report import LoadReport, format_report
+
+SAMPLE_DIR = Path(__file__).resolve().parent.parent / "data" / "sample"
+
+
+def _load_parser(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--source-dir", type=Path, help="directory holding the source files")
+    parser.add_argument("--nppes", type=Path, help="NPPES npidata_pfile CSV (plain or gzip)")
+    parser.add_argument("--nucc", type=Path, help="NUCC taxonomy CSV")
+    parser.add_argument("--dac", type=Path, action="append", help="DAC file (repeatable)")
+    parser.add_argument("--hospitals", type=Path, help="Hospital General Information CSV")
+    parser.add_argument("--plans", type=Path, help="Plan Finder plans CSV")
+    parser.add_argument("--plan-county", type=Path, help="Plan Finder plan-by-county CSV")
+    parser.add_argument("--zip-plan", type=Path, help="Plan Finder plan-by-ZIP CSV")
+    parser.add_argument("--coverage", type=Path, action="append", help="coverage CSV (repeatable)")
+    parser.add_argument("--shards", type=int, default=int(os.environ.get("PD_SHARDS", "1")))
+    parser.add_argument("--replicas", type=int, default=int(os.environ.get("PD_REPLICAS", "0")))
+    parser.add_argument("--max-bulk-errors", type=int, default=0)
+    parser.add_argument("--chunk-size", type=int, default=LoadOptions.chunk_size)
+    parser.add_argument("--concurrency", type=int, default=LoadOptions.concurrency)
+    parser.add_argument("--keep-versions", type=int, default=LoadOptions.keep_versions)
+    parser.add_argument(
+        "--reject-file", type=Path, help="CSV of rejected rows (default rejects/<version>.csv)"
+    )
+
+
+def _generate_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    generate = commands.add_parser(
+        "generate", help="write an NPPES-format file of N providers resampled from real rows"
+    )
+    generate.add_argument("count", type=int, help="number of providers (rows) to write")
+    generate.add_argument("--out", type=Path, required=True, help="output .csv or .csv.gz")
+    generate.add_argument(
+        "--source", type=Path, help="real NPPES file to resample (default: the bundled sample)"
+    )
+    generate.add_argument("--seed", type=int, default=1)
+    coverage = commands.add_parser(
+        "generate-coverage",
+        help="write a synthetic coverage CSV linking real NPIs to real plans by geography",
+    )
+    coverage.add_argument("--nppes", type=Path, required=True)
+    coverage.add_argument("--zip-plan", type=Path)
+    coverage.add_argument("--plan-county", type=Path)
+    coverage.add_argument("--plans", type=Path, required=True)
+    coverage.add_argument("--out", type=Path, required=True)
+    coverage.add_argument("--seed", type=int, default=1)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -28,43 +75,43 @@ def _parser() -> argparse.ArgumentParser:
         help="index/alias name prefix",
     )
     commands = parser.add_subparsers(dest="command", required=True)
-    run = commands.add_parser("load", help="load source files into a new version and swap")
-    run.add_argument("--source-dir", type=Path, help="directory holding the source files")
-    run.add_argument("--nppes", type=Path, help="NPPES npidata_pfile CSV (plain or gzip)")
-    run.add_argument("--nucc", type=Path, help="NUCC taxonomy CSV")
-    run.add_argument("--shards", type=int, default=int(os.environ.get("PD_SHARDS", "1")))
-    run.add_argument("--replicas", type=int, default=int(os.environ.get("PD_REPLICAS", "0")))
-    run.add_argument("--max-bulk-errors", type=int, default=0)
-    run.add_argument("--reject-file", type=Path, help="CSV of rejected rows (row, npi, reason)")
-    commands.add_parser("status", help="what each alias points to, with document counts")
+    _load_parser(commands.add_parser("load", help="load the sources into a new version, swap"))
+    commands.add_parser("status", help="what each alias points to, documents, when loaded")
     commands.add_parser("rollback", help="swap every alias back to the previous version")
+    _generate_parsers(commands)
     return parser
 
 
 def _sources(args: argparse.Namespace) -> SourceFiles:
     if args.source_dir:
         found = SourceFiles.discover(args.source_dir)
-        return SourceFiles(nppes=args.nppes or found.nppes, nucc=args.nucc or found.nucc)
-    if not (args.nppes and args.nucc):
+    elif args.nppes and args.nucc:
+        found = SourceFiles(nppes=args.nppes, nucc=args.nucc)
+    else:
         raise SystemExit("load: give --source-dir, or both --nppes and --nucc")
-    return SourceFiles(nppes=args.nppes, nucc=args.nucc)
+    return SourceFiles(
+        nppes=args.nppes or found.nppes,
+        nucc=args.nucc or found.nucc,
+        dac=tuple(args.dac) if args.dac else found.dac,
+        hospitals=args.hospitals or found.hospitals,
+        plans=args.plans or found.plans,
+        plan_county=args.plan_county or found.plan_county,
+        zip_plan=args.zip_plan or found.zip_plan,
+        coverage=tuple(args.coverage) if args.coverage else found.coverage,
+    )
 
 
 def print_report(report: LoadReport) -> None:
-    print(f"version         {report.version}")
-    print(f"rows read       {report.rows_read}")
-    print(f"deactivated     {report.deactivated}")
-    rejected = ", ".join(f"{k}={v}" for k, v in sorted(report.rejected.items())) or "none"
-    print(f"rejected        {sum(report.rejected.values())} ({rejected})")
-    for kind, count in sorted(report.documents.items()):
-        print(f"docs {kind:<11}{count}")
-    rate = report.rows_read / max(report.elapsed_s, 1e-9)
-    print(f"elapsed         {report.elapsed_s:.1f} s ({rate:,.0f} rows/s)")
+    print("\n".join(format_report(report)))
 
 
 async def _run(args: argparse.Namespace) -> int:
+    # SIGTERM cancels the work like Ctrl-C does: the load's clean-up runs, then we exit.
+    task = asyncio.current_task()
+    assert task is not None
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
     names = IndexNames(args.prefix)
-    es: AsyncElasticsearch = make_client(args.es_url, request_timeout=120)
+    es = make_client(args.es_url, request_timeout=120)
     try:
         if args.command == "load":
             options = LoadOptions(
@@ -72,6 +119,9 @@ async def _run(args: argparse.Namespace) -> int:
                 shards=args.shards,
                 replicas=args.replicas,
                 max_bulk_errors=args.max_bulk_errors,
+                chunk_size=args.chunk_size,
+                concurrency=args.concurrency,
+                keep_versions=args.keep_versions,
                 reject_file=args.reject_file,
                 progress=sys.stderr.isatty(),
             )
@@ -79,7 +129,8 @@ async def _run(args: argparse.Namespace) -> int:
         elif args.command == "status":
             for state in await versions.alias_states(es, names):
                 target = state.index or "(missing)"
-                print(f"{state.alias:<36} -> {target:<56} {state.documents:>9} docs")
+                loaded = state.loaded_at or "-"
+                print(f"{state.alias:<32} -> {target:<52} {state.documents:>9} docs  {loaded}")
         else:
             print(f"rolled back to version {await versions.rollback(es, names)}")
     finally:
@@ -87,16 +138,26 @@ async def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _raise_on_sigterm(signum: int, _frame: object) -> None:
-    raise KeyboardInterrupt(f"signal {signum}")
+def _generate(args: argparse.Namespace) -> int:
+    stats: object
+    if args.command == "generate":
+        source = args.source or SourceFiles.discover(SAMPLE_DIR).nppes
+        stats = generate_nppes(source, args.out, args.count, seed=args.seed)
+    else:
+        stats = generate_coverage(
+            args.nppes, args.plans, args.zip_plan, args.plan_county, args.out, seed=args.seed
+        )
+    print(stats)
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    signal.signal(signal.SIGTERM, _raise_on_sigterm)  # same clean-up path as Ctrl-C
     try:
+        if args.command.startswith("generate"):
+            return _generate(args)
         return asyncio.run(_run(args))
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, asyncio.CancelledError):
         print("interrupted: partial indices removed, aliases unchanged", file=sys.stderr)
         return 130
     except (LoadError, LookupError, FileNotFoundError, ValueError) as error:

@@ -3,21 +3,23 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from core.geo import lookup_zip
 from core.index_contract import (
-    Address,
+    GroupAffiliation,
+    HospitalAffiliation,
     LocationDoc,
     ProviderDoc,
     SearchDoc,
     SearchLocation,
     Specialty,
 )
-from core.npi import location_id, provider_id
 from core.primary_care import is_pcp_eligible
+from indexer.ids import provider_id
+from indexer.locations import all_locations
+from indexer.sources.dac import DacRow
 from indexer.sources.nppes import NppesRecord
 from indexer.sources.nucc import TaxonomyEntry
 
@@ -25,11 +27,23 @@ _CREDENTIAL_SPLIT = re.compile(r"[,;/]+")
 _GENDERS = {"F": "F", "M": "M", "X": "X"}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ProviderDocuments:
     provider: ProviderDoc
     locations: list[LocationDoc]
     search: SearchDoc
+
+
+@dataclass(frozen=True, slots=True)
+class Extras:
+    """What other sources know about one NPI (Doctors & Clinicians rows, plan networks)."""
+
+    dac_rows: Sequence[DacRow] = ()
+    languages: tuple[str, ...] = ()
+    in_network: Sequence[str] = ()
+
+
+NO_EXTRAS = Extras()
 
 
 def normalize_credentials(text: str) -> list[str]:
@@ -40,14 +54,6 @@ def normalize_credentials(text: str) -> list[str]:
         if credential and credential not in found:
             found.append(credential)
     return found
-
-
-def format_zip(postal_code: str) -> str | None:
-    """US ZIP as "12345" or "12345-6789"; a foreign postal code unchanged."""
-    digits = postal_code.replace("-", "")
-    if len(digits) == 9 and digits.isdigit():
-        return f"{digits[:5]}-{digits[5:]}"
-    return postal_code or None
 
 
 def _iso(value: date | None) -> str | None:
@@ -73,9 +79,28 @@ def _specialties(record: NppesRecord, nucc: Mapping[str, TaxonomyEntry]) -> list
     return specialties
 
 
-def provider_document(record: NppesRecord, nucc: Mapping[str, TaxonomyEntry]) -> ProviderDoc:
+def _affiliations(
+    rows: Sequence[DacRow],
+) -> tuple[list[GroupAffiliation], list[HospitalAffiliation]]:
+    groups: dict[tuple[str, str | None], None] = {}
+    hospitals: dict[str, str | None] = {}
+    for row in rows:
+        if row.group is not None:
+            groups[row.group] = None
+        for ccn, name in row.hospitals:
+            hospitals.setdefault(ccn, name)
+    return (
+        [GroupAffiliation(name=name, pacId=pac_id) for name, pac_id in groups],
+        [HospitalAffiliation(ccn=ccn, name=name) for ccn, name in hospitals.items()],
+    )
+
+
+def provider_document(
+    record: NppesRecord, nucc: Mapping[str, TaxonomyEntry], extras: Extras = NO_EXTRAS
+) -> ProviderDoc:
     individual = record.entity_type == "1"
     specialties = _specialties(record, nucc)
+    groups, hospitals = _affiliations(extras.dac_rows)
     return ProviderDoc(
         id=provider_id(record.npi),
         npis=[record.npi],
@@ -89,43 +114,13 @@ def provider_document(record: NppesRecord, nucc: Mapping[str, TaxonomyEntry]) ->
         suffix=record.suffix or None,
         gender=_GENDERS.get(record.sex.upper()) if individual else None,  # type: ignore[typeddict-item]
         credentials=normalize_credentials(record.credential),
-        languages=[],
-        groupAffiliations=[],
-        hospitalAffiliations=[],
+        languages=list(extras.languages),
+        groupAffiliations=groups,
+        hospitalAffiliations=hospitals,
         specialties=specialties,
         pcpEligible=is_pcp_eligible([s["code"] for s in specialties]),
         enumerationDate=_iso(record.enumeration_date),
         lastUpdated=_iso(record.last_update),
-    )
-
-
-def practice_location(record: NppesRecord, pcp_eligible: bool) -> LocationDoc:
-    """The NPPES practice address, geocoded from its ZIP centroid when it is a US ZIP."""
-    us = record.country in ("", "US")
-    place = lookup_zip(record.postal_code) if us else None
-    key = "|".join((record.line1, record.line2, record.city, record.state, record.postal_code[:5]))
-    return LocationDoc(
-        id=location_id(record.npi, key.upper()),
-        npi=record.npi,
-        address=Address(
-            line1=record.line1 or None,
-            line2=record.line2 or None,
-            city=record.city or None,
-            state=record.state or None,
-            zip=format_zip(record.postal_code),
-            county=place.county if place else None,
-            lat=place.lat if place else None,
-            lng=place.lng if place else None,
-        ),
-        phoneNumbers=[record.phone] if record.phone else [],
-        faxNumbers=[record.fax] if record.fax else [],
-        website=None,
-        email=None,
-        groupAffiliations=[],
-        hospitalAffiliations=[],
-        pcpEligible=pcp_eligible,
-        source="nppes",
-        geocodePrecision="zip5" if place else None,
     )
 
 
@@ -141,8 +136,12 @@ def _unique(values: list[str | None]) -> list[str]:
 
 
 def search_document(
-    provider: ProviderDoc, locations: list[LocationDoc], other_names: tuple[str, ...] = ()
+    provider: ProviderDoc,
+    locations: list[LocationDoc],
+    other_names: tuple[str, ...] = (),
+    in_network: Sequence[str] = (),
 ) -> SearchDoc:
+    """``in_network``: the ``network_key`` of every plan the provider is in (see indexer.load)."""
     search_locations: list[SearchLocation] = []
     for location in locations:
         entry = SearchLocation(location=location)
@@ -159,7 +158,7 @@ def search_document(
         specialtyNames=_unique([s["displayName"] for s in specialties]),
         languages=provider["languages"],
         pcpEligible=provider["pcpEligible"],
-        inNetwork=[],
+        inNetwork=list(in_network),
         fullName=full_name(provider),
         names=_unique([provider["firstName"], provider["lastName"], *other_names]),
         organizations=_unique(
@@ -183,8 +182,11 @@ def search_document(
     )
 
 
-def build_documents(record: NppesRecord, nucc: Mapping[str, TaxonomyEntry]) -> ProviderDocuments:
-    provider = provider_document(record, nucc)
-    locations = [practice_location(record, provider["pcpEligible"])]
+def build_documents(
+    record: NppesRecord, nucc: Mapping[str, TaxonomyEntry], extras: Extras = NO_EXTRAS
+) -> ProviderDocuments:
+    provider = provider_document(record, nucc, extras)
+    locations = all_locations(record, extras.dac_rows, provider["pcpEligible"])
     other_names = record.other_organization_names + record.other_person_names
-    return ProviderDocuments(provider, locations, search_document(provider, locations, other_names))
+    search = search_document(provider, locations, other_names, extras.in_network)
+    return ProviderDocuments(provider, locations, search)

@@ -2,23 +2,67 @@
 
 Every load writes one new version of every index kind; the service only ever sees aliases, and one
 ``update_aliases`` call moves all of them, so readers never see a mix of versions or no index.
+Each index carries its load state in the mapping's ``_meta`` ("loading" until verified, then
+"complete", with the owning process), so a version left behind by a killed load is recognisable.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import asyncio
+import os
+import re
+import socket
+from collections.abc import Awaitable
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from elasticsearch import AsyncElasticsearch, NotFoundError
 
 from core.index_contract import INDEX_KINDS, MAPPINGS, IndexKind, IndexNames, index_settings
 
-LOADING_SETTINGS = {"refresh_interval": "-1", "number_of_replicas": 0}
+LOADING_SETTINGS = {
+    "refresh_interval": "-1",
+    "number_of_replicas": 0,
+    # A failed load is thrown away, so per-request fsync buys nothing while loading.
+    "translog.durability": "async",
+}
+SERVING_SETTINGS = {"refresh_interval": None, "translog.durability": "request"}
+_VERSION = re.compile(r"[0-9]{8}t[0-9]{12}")
+LOADING, COMPLETE = "loading", "complete"
+_T = TypeVar("_T")
 
 
 def new_version() -> str:
     return datetime.now(UTC).strftime("%Y%m%dt%H%M%S%f")
+
+
+def owner() -> str:
+    """This process, as recorded on the indices it creates."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+@dataclass
+class Version:
+    """The indices of one version as found in the cluster."""
+
+    version: str
+    indices: dict[IndexKind, str] = field(default_factory=dict)
+    meta: dict[IndexKind, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def complete(self) -> bool:
+        # Indices written before load states were recorded have no "pd" meta: complete.
+        states = {self.meta.get(kind, {}).get("state", COMPLETE) for kind in self.indices}
+        return len(self.indices) == len(INDEX_KINDS) and states == {COMPLETE}
+
+    @property
+    def owner(self) -> str | None:
+        return next((m["owner"] for m in self.meta.values() if m.get("owner")), None)
+
+    @property
+    def loaded_at(self) -> str | None:
+        return next((m["loaded"] for m in self.meta.values() if m.get("loaded")), None)
 
 
 @dataclass(frozen=True)
@@ -27,6 +71,21 @@ class AliasState:
     index: str | None
     documents: int
     version: str | None
+    loaded_at: str | None = None
+
+
+async def finish_even_if_cancelled(awaitable: Awaitable[_T]) -> _T:
+    """Await a request's outcome even when cancelled meanwhile, then let the cancellation through.
+
+    Elasticsearch completes a request whose client went away, so abandoning one would make the
+    clean-up wrong: an index created after it was deleted, aliases swapped after we gave up.
+    """
+    task = asyncio.ensure_future(awaitable)
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        await asyncio.wait([task])
+        raise
 
 
 async def create_version(
@@ -34,12 +93,15 @@ async def create_version(
 ) -> dict[IndexKind, str]:
     """Empty indices of every kind for ``version``, tuned for bulk loading."""
     created: dict[IndexKind, str] = {}
+    meta = {"pd": {"version": version, "state": LOADING, "owner": owner()}}
     try:
         for kind in INDEX_KINDS:
-            index = names.versioned(kind, version)
+            created[kind] = index = names.versioned(kind, version)
             settings = {**index_settings(shards=shards, replicas=0), **LOADING_SETTINGS}
-            await es.indices.create(index=index, settings=settings, mappings=MAPPINGS[kind])
-            created[kind] = index
+            mappings = {**MAPPINGS[kind], "_meta": meta}
+            await finish_even_if_cancelled(
+                es.indices.create(index=index, settings=settings, mappings=mappings)
+            )
     except BaseException:
         await delete_indices(es, list(created.values()))
         raise
@@ -47,12 +109,17 @@ async def create_version(
 
 
 async def finish_version(es: AsyncElasticsearch, indices: list[str], replicas: int) -> None:
-    """Restore normal refresh and replicas, and make everything searchable."""
+    """Restore normal refresh, durability and replicas, and make everything searchable."""
     await es.indices.put_settings(
-        index=",".join(indices),
-        settings={"refresh_interval": None, "number_of_replicas": replicas},
+        index=",".join(indices), settings={**SERVING_SETTINGS, "number_of_replicas": replicas}
     )
     await es.indices.refresh(index=",".join(indices))
+
+
+async def mark_complete(es: AsyncElasticsearch, indices: list[str], version: str) -> None:
+    loaded = datetime.now(UTC).isoformat(timespec="seconds")
+    meta = {"pd": {"version": version, "state": COMPLETE, "owner": owner(), "loaded": loaded}}
+    await es.indices.put_mapping(index=",".join(indices), meta=meta)
 
 
 async def count_documents(es: AsyncElasticsearch, indices: dict[IndexKind, str]) -> dict[str, int]:
@@ -70,7 +137,7 @@ async def swap_aliases(es: AsyncElasticsearch, names: IndexNames, version: str) 
         alias = names.alias(kind)
         actions.append({"remove": {"index": names.pattern(kind), "alias": alias}})
         actions.append({"add": {"index": names.versioned(kind, version), "alias": alias}})
-    await es.indices.update_aliases(actions=actions)
+    await finish_even_if_cancelled(es.indices.update_aliases(actions=actions))
 
 
 async def delete_indices(es: AsyncElasticsearch, indices: list[str]) -> None:
@@ -78,14 +145,24 @@ async def delete_indices(es: AsyncElasticsearch, indices: list[str]) -> None:
         await es.indices.delete(index=",".join(indices), ignore_unavailable=True)
 
 
+async def scan(es: AsyncElasticsearch, names: IndexNames) -> dict[str, Version]:
+    """Every version under ``names``, complete or not, by version string."""
+    patterns = ",".join(names.pattern(kind) for kind in INDEX_KINDS)
+    found = await es.indices.get_mapping(index=patterns, allow_no_indices=True)
+    versions: dict[str, Version] = {}
+    for index, body in found.items():
+        for kind in INDEX_KINDS:
+            suffix = index.removeprefix(names.versioned(kind, ""))
+            if suffix != index and _VERSION.fullmatch(suffix):
+                version = versions.setdefault(suffix, Version(suffix))
+                version.indices[kind] = index
+                version.meta[kind] = body.get("mappings", {}).get("_meta", {}).get("pd", {})
+    return dict(sorted(versions.items()))
+
+
 async def list_versions(es: AsyncElasticsearch, names: IndexNames) -> list[str]:
-    """Versions that have a complete set of indices, oldest first."""
-    per_kind: list[set[str]] = []
-    for kind in INDEX_KINDS:
-        prefix = names.versioned(kind, "")
-        found = await es.indices.get(index=names.pattern(kind), allow_no_indices=True)
-        per_kind.append({index.removeprefix(prefix) for index in found})
-    return sorted(set.intersection(*per_kind)) if per_kind else []
+    """Versions that were completely loaded and verified, oldest first."""
+    return [v for v, found in (await scan(es, names)).items() if found.complete]
 
 
 async def current_version(es: AsyncElasticsearch, names: IndexNames) -> str | None:
@@ -119,6 +196,7 @@ async def rollback(es: AsyncElasticsearch, names: IndexNames) -> str:
 
 
 async def alias_states(es: AsyncElasticsearch, names: IndexNames) -> list[AliasState]:
+    found_versions = await scan(es, names)
     states: list[AliasState] = []
     for kind in INDEX_KINDS:
         alias = names.alias(kind)
@@ -129,7 +207,7 @@ async def alias_states(es: AsyncElasticsearch, names: IndexNames) -> list[AliasS
             continue
         index = next(iter(found))
         count = int((await es.count(index=index))["count"])
-        states.append(
-            AliasState(alias, index, count, index.removeprefix(names.versioned(kind, "")))
-        )
+        version = index.removeprefix(names.versioned(kind, ""))
+        info = found_versions.get(version)
+        states.append(AliasState(alias, index, count, version, info.loaded_at if info else None))
     return states

@@ -1,10 +1,19 @@
-"""Pure mapping helpers."""
+"""Mapping of real NPPES rows to documents, checked field by field against the source row."""
 
 from __future__ import annotations
 
 import pytest
 
-from indexer.documents import format_zip, normalize_credentials
+from core.npi import location_id, provider_id
+from indexer import ids
+from indexer.documents import build_documents, normalize_credentials
+from indexer.load import SourceFiles
+from indexer.locations import format_zip
+from indexer.sources.nppes import NppesRecord, read_nppes
+from indexer.sources.nucc import read_nucc
+from tests.source_rows import active_rows
+
+PRACTICE = "Provider Business Practice Location Address"
 
 
 @pytest.mark.parametrize(
@@ -28,3 +37,64 @@ def test_normalize_credentials(text: str, expected: list[str]) -> None:
 )
 def test_format_zip(raw: str, expected: str | None) -> None:
     assert format_zip(raw) == expected
+
+
+def test_fast_ids_equal_the_contract_ids() -> None:
+    for npi in ("1003000100", "1234567893", "2000000002"):
+        assert ids.provider_id(npi) == provider_id(npi)
+        key = f"22 BRAMHALL ST||PORTLAND|ME|{npi[:5]}"
+        assert ids.location_id(npi, key) == location_id(npi, key)
+
+
+def _or_none(value: str) -> str | None:
+    return value or None
+
+
+def test_every_sample_row_maps_field_by_field(sample_sources: SourceFiles) -> None:
+    nucc = read_nucc(sample_sources.nucc)
+    records = {r.npi: r for r in read_nppes(sample_sources.nppes) if isinstance(r, NppesRecord)}
+    rows = active_rows(sample_sources.nppes)
+    assert len(rows) == len(records)
+    slots = range(1, 16)
+    for row in rows:
+        docs = build_documents(records[row["NPI"]], nucc)
+        provider, [location], search = docs.provider, docs.locations, docs.search
+        individual = row["Entity Type Code"] == "1"
+        dba = row["Provider Other Organization Name Type Code"] == "3"
+        assert provider["id"] == provider_id(row["NPI"])
+        assert provider["entityType"] == ("individual" if individual else "organization")
+        assert provider["lastName"] == _or_none(row["Provider Last Name (Legal Name)"])
+        assert provider["firstName"] == _or_none(row["Provider First Name"])
+        assert provider["organizationName"] == _or_none(
+            row["Provider Organization Name (Legal Business Name)"]
+        )
+        assert provider["doingBusinessAs"] == (
+            _or_none(row["Provider Other Organization Name"]) if dba else None
+        )
+        assert provider["gender"] == (_or_none(row["Provider Sex Code"]) if individual else None)
+        assert provider["credentials"] == normalize_credentials(row["Provider Credential Text"])
+        assert "." not in "".join(provider["credentials"])
+        taxonomy = [
+            (
+                row[f"Healthcare Provider Taxonomy Code_{i}"],
+                row[f"Healthcare Provider Primary Taxonomy Switch_{i}"] == "Y",
+                _or_none(row[f"Provider License Number_{i}"]),
+                _or_none(row[f"Provider License Number State Code_{i}"]),
+            )
+            for i in slots
+            if row[f"Healthcare Provider Taxonomy Code_{i}"]
+        ]
+        assert [
+            (s["code"], s["primary"], s["licenseNumber"], s["licenseState"])
+            for s in provider["specialties"]
+        ] == taxonomy
+        for specialty in provider["specialties"]:
+            assert specialty["displayName"] == nucc[specialty["code"]].display_name
+        assert location["phoneNumbers"] == [p for p in [row[f"{PRACTICE} Telephone Number"]] if p]
+        assert location["faxNumbers"] == [p for p in [row[f"{PRACTICE} Fax Number"]] if p]
+        assert location["source"] == "nppes"
+        assert search["npi"] == row["NPI"]
+        assert search["taxonomyCodes"] == [code for code, *_ in taxonomy]
+        assert search["inNetwork"] == []
+        if dba:
+            assert row["Provider Other Organization Name"] in search["organizations"]

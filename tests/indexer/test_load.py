@@ -3,31 +3,46 @@
 from __future__ import annotations
 
 import asyncio
+import csv
 from pathlib import Path
 
 import pytest
 from elasticsearch import AsyncElasticsearch
 
 from core.geo import lookup_zip
-from core.index_contract import INDEX_KINDS, IndexNames
+from core.index_contract import INDEX_KINDS, IndexKind, IndexNames
 from indexer import versions
 from indexer.load import LoadOptions, LoadReport, SourceFiles, load
+from tests.indexer.expected import csv_dicts, expected_locations
 from tests.source_rows import active_rows, nppes_rows
 
 Loaded = tuple[IndexNames, LoadReport]
 
 
-async def test_sample_counts_equal_active_rows_of_the_source(
-    es: AsyncElasticsearch, loaded_sample: Loaded, sample_sources: SourceFiles
+async def test_sample_counts_equal_the_source_files(
+    es: AsyncElasticsearch, loaded_sample: Loaded, sample_sources: SourceFiles, sample_dir: Path
 ) -> None:
     names, report = loaded_sample
     source = nppes_rows(sample_sources.nppes)
     active = active_rows(sample_sources.nppes)
     assert report.rows_read == len(source)
     assert report.deactivated == len(source) - len(active)
-    for kind in ("providers", "search", "locations"):
-        count = (await es.count(index=names.alias(kind)))["count"]
-        assert count == len(active), kind
+    assert report.indexed == len(active) and not report.rejected
+    assert report.accounted
+    assert sample_sources.plans and sample_sources.coverage
+    plans = {r["bid_id"] for r in csv_dicts(sample_sources.plans)}
+    expected: dict[IndexKind, int] = {
+        "providers": len(active),
+        "search": len(active),
+        "locations": sum(expected_locations(sample_dir, sample_sources.nppes).values()),
+        "coverage": len(csv_dicts(sample_sources.coverage[0])),
+        "plans": len(plans),
+    }
+    for kind, count in expected.items():
+        assert (await es.count(index=names.alias(kind)))["count"] == count, kind
+        assert report.documents[kind] == count
+    assert report.source_rows[sample_sources.nppes.name] == len(source)
+    assert report.not_geocoded == 0 and report.reject_file is None
 
 
 async def test_deactivated_npis_are_not_served(
@@ -41,18 +56,18 @@ async def test_deactivated_npis_are_not_served(
     assert not any(doc["found"] for doc in found["docs"])
 
 
-async def test_location_documents_follow_the_source_address(
+async def test_nppes_location_documents_follow_the_source_address(
     es: AsyncElasticsearch, loaded_sample: Loaded, sample_sources: SourceFiles
 ) -> None:
     names, _ = loaded_sample
     rows = active_rows(sample_sources.nppes)[:200]
     practice = "Provider Business Practice Location Address"
     for row in rows:
-        hits = (
-            await es.search(index=names.alias("locations"), query={"term": {"npi": row["NPI"]}})
-        )["hits"]["hits"]
+        query = {"bool": {"filter": [{"term": {"npi": row["NPI"]}}, {"term": {"source": "nppes"}}]}}
+        hits = (await es.search(index=names.alias("locations"), query=query))["hits"]["hits"]
         assert len(hits) == 1
-        address = hits[0]["_source"]["address"]
+        location = hits[0]["_source"]
+        address = location["address"]
         assert address["line1"] == row["Provider First Line Business Practice Location Address"]
         assert address["city"] == row[f"{practice} City Name"]
         assert address["state"] == row[f"{practice} State Name"]
@@ -61,10 +76,34 @@ async def test_location_documents_follow_the_source_address(
         assert (address["lat"], address["lng"]) == (
             (place.lat, place.lng) if place else (None, None)
         )
+        assert address["county"] == (place.county if place else None)
+        assert location["geocodePrecision"] == ("zip5" if place else None)
 
 
-async def _serving(es: AsyncElasticsearch, names: IndexNames) -> str | None:
-    return await versions.current_version(es, names)
+def _write_nppes(path: Path, rows: list[dict[str, str]]) -> Path:
+    with open(path, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, list(rows[0]), quoting=csv.QUOTE_ALL)
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+async def test_a_location_without_a_geocode_is_kept_but_not_in_geo_search(
+    es: AsyncElasticsearch, index_names: IndexNames, sample_sources: SourceFiles, tmp_path: Path
+) -> None:
+    first, second = active_rows(sample_sources.nppes)[:2]
+    postal = "Provider Business Practice Location Address Postal Code"
+    nowhere = {**second, postal: "00000"}  # a US-shaped ZIP that does not exist
+    path = _write_nppes(tmp_path / "npidata_pfile_nowhere.csv", [first, nowhere])
+    sources = SourceFiles(nppes=path, nucc=sample_sources.nucc)
+    report = await load(es, sources, LoadOptions(names=index_names))
+    assert report.not_geocoded == 1
+    location = await es.search(
+        index=index_names.alias("locations"), query={"term": {"npi": nowhere["NPI"]}}
+    )
+    assert location["hits"]["hits"][0]["_source"]["geocodePrecision"] is None
+    search = await es.get(index=index_names.alias("search"), id=nowhere["NPI"])
+    assert "point" not in search["_source"]["locations"][0]
 
 
 async def test_second_load_swaps_every_alias_atomically(
@@ -95,7 +134,7 @@ async def test_second_load_swaps_every_alias_atomically(
     assert await versions.list_versions(es, index_names) == [first.version, second.version]
 
     assert await versions.rollback(es, index_names) == first.version
-    assert await _serving(es, index_names) == first.version
+    assert await versions.current_version(es, index_names) == first.version
 
 
 async def test_old_versions_are_pruned(
@@ -116,7 +155,7 @@ async def test_a_bad_file_leaves_the_aliases_and_removes_partial_indices(
         await load(
             es, SourceFiles(nppes=bad, nucc=sample_sources.nucc), LoadOptions(names=index_names)
         )
-    assert await _serving(es, index_names) == good.version
+    assert await versions.current_version(es, index_names) == good.version
     assert await versions.list_versions(es, index_names) == [good.version]
     indices = await es.indices.get(index=f"{index_names.prefix}-*")
     assert len(indices) == len(INDEX_KINDS)
@@ -129,11 +168,11 @@ async def test_a_load_cancelled_midway_leaves_the_aliases(
     task = asyncio.create_task(
         load(es, sample_sources, LoadOptions(names=index_names, chunk_size=100, concurrency=1))
     )
-    while len(await versions.list_versions(es, index_names)) < 2:  # noqa: ASYNC110
+    while len(await versions.scan(es, index_names)) < 2:  # noqa: ASYNC110
         await asyncio.sleep(0.01)
     await asyncio.sleep(0.3)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert await _serving(es, index_names) == good.version
-    assert await versions.list_versions(es, index_names) == [good.version]
+    assert await versions.current_version(es, index_names) == good.version
+    assert list(await versions.scan(es, index_names)) == [good.version]

@@ -1,0 +1,149 @@
+"""``provider-indexer generate N``: an NPPES-format file of N providers for scale tests, made by
+resampling real rows, never invented ones.
+
+Each output row is a real active row of the source file with a fresh NPI (valid check digit, in
+the 2xxxxxxxxx range CMS has not issued yet, so it cannot collide with a real NPI), an
+individual's first name (with its sex code) and last name, or an organisation's name, taken from
+other real rows, and the practice address block (lines, city, state, ZIP, phones) of another real
+row. Deterministic for a given source, N and seed. Memory holds the source rows only (one string
+per row), whatever N is; the output is streamed (gzip when the name ends in ``.gz``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import gzip
+import io
+import random
+import resource
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, TypeVar, cast
+
+from core.npi import with_check_digit
+from indexer.sources.nppes import NppesRecord, read_nppes_rows
+
+_T = TypeVar("_T")
+FIRST_PAYLOAD = 200_000_000  # first nine digits of the first generated NPI
+_SEPARATOR = "\x1f"  # ASCII unit separator: never in CSV text, joins a row's fields in memory
+_PRACTICE = "Provider Business Practice Location Address"
+_ADDRESS_COLUMNS = (
+    "Provider First Line Business Practice Location Address",
+    "Provider Second Line Business Practice Location Address",
+    f"{_PRACTICE} City Name",
+    f"{_PRACTICE} State Name",
+    f"{_PRACTICE} Postal Code",
+    f"{_PRACTICE} Country Code (If outside U.S.)",
+    f"{_PRACTICE} Telephone Number",
+    f"{_PRACTICE} Fax Number",
+)
+
+
+@dataclass(frozen=True)
+class GenerateStats:
+    rows: int
+    source_rows: int
+    out: Path
+    bytes: int
+    elapsed_s: float
+    peak_rss_mb: float
+
+    def __str__(self) -> str:
+        rate = self.rows / self.elapsed_s if self.elapsed_s else 0.0
+        return (
+            f"wrote {self.rows:,} providers to {self.out} ({self.bytes / 1e6:,.1f} MB) from "
+            f"{self.source_rows:,} real rows in {self.elapsed_s:.1f} s ({rate:,.0f} rows/s), "
+            f"peak RSS {self.peak_rss_mb:,.0f} MB"
+        )
+
+
+class _Pool:
+    """The real active rows of the source file and the values that get swapped among them."""
+
+    def __init__(self, source: Path) -> None:
+        columns, rows = read_nppes_rows(source)
+        self.header = columns.header
+        position = {name: index for index, name in enumerate(self.header)}
+        self.npi = position["NPI"]
+        self.entity = position["Entity Type Code"]
+        self.first = position["Provider First Name"]
+        self.last = position["Provider Last Name (Legal Name)"]
+        self.org = position["Provider Organization Name (Legal Business Name)"]
+        self.sex = next(
+            position[n] for n in ("Provider Sex Code", "Provider Gender Code") if n in position
+        )
+        self.address = [position[name] for name in _ADDRESS_COLUMNS if name in position]
+        self.rows: list[str] = []
+        self.first_names: list[tuple[str, str]] = []
+        self.last_names: list[str] = []
+        self.org_names: list[str] = []
+        self.addresses: list[tuple[str, ...]] = []
+        for raw, classified in rows:
+            if not isinstance(classified, NppesRecord):
+                continue
+            raw = [*raw[: len(self.header)], *[""] * (len(self.header) - len(raw))]
+            self.rows.append(_SEPARATOR.join(raw))
+            if classified.entity_type == "1":
+                self.first_names.append((raw[self.first], raw[self.sex]))
+                self.last_names.append(raw[self.last])
+            else:
+                self.org_names.append(raw[self.org])
+            if classified.postal_code:
+                self.addresses.append(tuple(raw[i] for i in self.address))
+        if not self.rows:
+            raise ValueError(f"{source.name}: no active NPPES rows to resample")
+
+    def row(self, rng: random.Random, npi: str) -> list[str]:
+        row = self.rows[rng.randrange(len(self.rows))].split(_SEPARATOR)
+        row[self.npi] = npi
+        if row[self.entity] == "1":
+            row[self.first], row[self.sex] = _pick(rng, self.first_names)
+            row[self.last] = _pick(rng, self.last_names)
+        elif self.org_names:
+            row[self.org] = _pick(rng, self.org_names)
+        if self.addresses:
+            for index, value in zip(self.address, _pick(rng, self.addresses), strict=True):
+                row[index] = value
+        return row
+
+
+def _pick(rng: random.Random, values: Sequence[_T]) -> _T:
+    return values[rng.randrange(len(values))]
+
+
+@contextlib.contextmanager
+def _open_out(path: Path, gzip_name: str | None) -> Iterator[IO[str]]:
+    """Text output to ``path``; gzip when ``gzip_name`` (the name recorded in the header)."""
+    with contextlib.ExitStack() as stack:
+        handle: IO[bytes] = stack.enter_context(open(path, "wb"))
+        if gzip_name is not None:
+            # mtime=0 and a fixed name: the same input gives byte-identical output.
+            compressed = gzip.GzipFile(gzip_name, "wb", compresslevel=1, fileobj=handle, mtime=0)
+            handle = cast(IO[bytes], stack.enter_context(compressed))
+        yield stack.enter_context(io.TextIOWrapper(handle, encoding="utf-8", newline=""))
+
+
+def generate_nppes(source: Path, out: Path, count: int, *, seed: int = 1) -> GenerateStats:
+    started = time.monotonic()
+    pool = _Pool(source)
+    rng = random.Random(seed)
+    partial = out.with_name(out.name + ".partial")
+    gzip_name = out.name.removesuffix(".gz") if out.name.endswith(".gz") else None
+    with _open_out(partial, gzip_name) as handle:
+        # Like the CMS file: every field quoted, CRLF.
+        writer = csv.writer(handle, quoting=csv.QUOTE_ALL, lineterminator="\r\n")
+        writer.writerow(pool.header)
+        for number in range(count):
+            writer.writerow(pool.row(rng, with_check_digit(str(FIRST_PAYLOAD + number))))
+    partial.replace(out)
+    return GenerateStats(
+        rows=count,
+        source_rows=len(pool.rows),
+        out=out,
+        bytes=out.stat().st_size,
+        elapsed_s=time.monotonic() - started,
+        peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    )

@@ -1,0 +1,151 @@
+"""The stream of bulk actions of one load: plans, then coverage, then every NPPES row joined
+with the Doctors & Clinicians table and the provider's plan networks.
+
+Side tables (NUCC, hospitals, DAC, plans) are read into memory first; the coverage file is
+streamed once, building the NPI -> networks map as its documents go out, so it is complete
+before the NPPES file (by far the largest) streams past it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+import orjson
+from tqdm import tqdm
+
+from core.index_contract import CoverageDoc, IndexKind, PlanDoc, network_key, plan_doc_id
+from indexer.bulk import Action, Origin, action_line
+from indexer.documents import NO_EXTRAS, Extras, build_documents
+from indexer.npiset import NpiSet
+from indexer.rejects import Rejects
+from indexer.report import LoadReport
+from indexer.sourcefiles import SourceFiles
+from indexer.sources.coverage import CoverageRow, read_coverage
+from indexer.sources.dac import DacTable
+from indexer.sources.nppes import Deactivated, Rejected, read_nppes
+from indexer.sources.nucc import TaxonomyEntry
+
+
+@dataclass(frozen=True)
+class SideTables:
+    nucc: dict[str, TaxonomyEntry]
+    dac: DacTable
+    plans: list[PlanDoc]
+
+
+def in_force(doc: CoverageDoc, today: date) -> bool:
+    """In network as of ``today`` for search: in_network and not yet terminated (termination
+    is exclusive). Rows starting later still count: the filter is per plan year."""
+    if doc["networkStatus"] != "in_network":
+        return False
+    return doc["terminationDate"] is None or doc["terminationDate"] > today.isoformat()
+
+
+class ActionStream:
+    def __init__(
+        self,
+        sources: SourceFiles,
+        tables: SideTables,
+        indices: dict[IndexKind, str],
+        report: LoadReport,
+        rejects: Rejects,
+        *,
+        progress: bool = False,
+        today: date | None = None,
+    ) -> None:
+        self._sources = sources
+        self._tables = tables
+        self._indices = indices
+        self._report = report
+        self._rejects = rejects
+        self._progress = progress
+        self._today = today or date.today()
+        self._networks: dict[int, tuple[str, ...]] = {}
+        self._coverage_npis = NpiSet()
+
+    def __iter__(self) -> Iterator[Action]:
+        yield from self._plans()
+        yield from self._coverage()
+        yield from self._providers()
+
+    def _action(
+        self, kind: IndexKind, doc_id: str, doc: Any, origin: Origin, op: str = "index"
+    ) -> Action:
+        self._report.expected[kind] += 1
+        return action_line(op, self._indices[kind], doc_id), orjson.dumps(doc), origin
+
+    def _plans(self) -> Iterator[Action]:
+        source = self._sources.plans.name if self._sources.plans else "plans"
+        for plan in self._tables.plans:
+            doc_id = plan_doc_id(plan["contractYear"], plan["bidId"])
+            yield self._action("plans", doc_id, plan, Origin(source, 0, ""))
+
+    def _coverage(self) -> Iterator[Action]:
+        shared: dict[tuple[str, ...], tuple[str, ...]] = {}
+        for path in self._sources.coverage:
+            rows = 0
+            for item in read_coverage(path):
+                rows += 1
+                if isinstance(item, Rejected):
+                    self._rejects.add(path.name, item.row_number, item.npi, item.reason)
+                    continue
+                yield self._coverage_action(item, path.name, shared)
+            self._report.source_rows[path.name] = rows
+
+    def _coverage_action(
+        self, item: CoverageRow, source: str, shared: dict[tuple[str, ...], tuple[str, ...]]
+    ) -> Action:
+        doc = item.doc
+        npi = doc["npi"]
+        self._coverage_npis.add(npi)
+        if in_force(doc, self._today):
+            key = network_key(doc["contractYear"], doc["bidId"])
+            known = self._networks.get(int(npi), ())
+            if key not in known:
+                keys = (*known, key)
+                self._networks[int(npi)] = shared.setdefault(keys, keys)
+        origin = Origin(source, item.row_number, npi)
+        # "create": a second row for the same (year, plan, NPI, location) is refused (409).
+        return self._action("coverage", item.doc_id, doc, origin, op="create")
+
+    def _providers(self) -> Iterator[Action]:
+        path = self._sources.nppes
+        report, rejects, nucc = self._report, self._rejects, self._tables.nucc
+        dac_rows, languages = self._tables.dac.rows.get, self._tables.dac.languages.get
+        networks = self._networks.get
+        seen = NpiSet()
+        rows = tqdm(read_nppes(path), unit=" rows", disable=not self._progress, mininterval=0.5)
+        for row in rows:
+            report.rows_read += 1
+            if isinstance(row, Rejected):
+                report.rejected[row.reason] += 1
+                rejects.add(path.name, row.row_number, row.npi, row.reason)
+                continue
+            if not seen.add(row.npi):
+                report.rejected["duplicate_npi"] += 1
+                rejects.add(path.name, row.row_number, row.npi, "duplicate_npi")
+                continue
+            if isinstance(row, Deactivated):
+                report.deactivated += 1
+                continue
+            npi = row.npi
+            dac, spoken, in_network = dac_rows(npi), languages(npi), networks(int(npi))
+            extras = (
+                Extras(dac or (), spoken or (), in_network or ())
+                if dac or spoken or in_network
+                else NO_EXTRAS
+            )
+            docs = build_documents(row, nucc, extras)
+            origin = Origin(path.name, row.row_number, npi)
+            yield self._action("providers", npi, docs.provider, origin)
+            yield self._action("search", npi, docs.search, origin)
+            for location in docs.locations:
+                if location["geocodePrecision"] is None:
+                    report.not_geocoded += 1
+                yield self._action("locations", location["id"], location, origin)
+        report.source_rows[path.name] = report.rows_read
+        report.dac_npis_not_in_nppes = sum(npi not in seen for npi in self._tables.dac.rows)
+        report.coverage_npis_not_in_nppes = self._coverage_npis.count_missing_from(seen)

@@ -1,0 +1,82 @@
+"""What a load read, wrote and rejected: the operator's proof that every row is accounted for."""
+
+from __future__ import annotations
+
+import resource
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class LoadReport:
+    version: str = ""
+    rows_read: int = 0  # NPPES rows
+    deactivated: int = 0  # NPPES rows of deactivated NPIs (not indexed, by design)
+    rejected: Counter[str] = field(default_factory=Counter)  # NPPES rows by reason
+    source_rows: dict[str, int] = field(default_factory=dict)  # rows read per source file
+    source_rejected: Counter[tuple[str, str]] = field(default_factory=Counter)  # (file, reason)
+    expected: Counter[str] = field(default_factory=Counter)  # documents sent per index kind
+    bulk_failed: Counter[str] = field(default_factory=Counter)
+    documents: dict[str, int] = field(default_factory=dict)  # counted in the new indices
+    not_geocoded: int = 0  # locations without a point (kept for lookups, not in geo search)
+    dac_npis_not_in_nppes: int = 0
+    coverage_npis_not_in_nppes: int = 0
+    orphans_removed: list[str] = field(default_factory=list)
+    reject_file: Path | None = None
+    elapsed_s: float = 0.0
+    peak_rss_mb: float = 0.0
+
+    @property
+    def indexed(self) -> int:
+        """NPPES rows that became provider documents."""
+        return self.expected["providers"] - self.bulk_failed["providers"]
+
+    @property
+    def accounted(self) -> bool:
+        """Every NPPES row is indexed, deactivated or rejected with a reason."""
+        return self.rows_read == self.indexed + self.deactivated + sum(self.rejected.values())
+
+    @property
+    def providers_per_second(self) -> float:
+        return self.indexed / self.elapsed_s if self.elapsed_s else 0.0
+
+    def finish(self, elapsed_s: float) -> None:
+        self.elapsed_s = elapsed_s
+        # ru_maxrss is in KiB on Linux.
+        self.peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def format_report(report: LoadReport) -> list[str]:
+    rejected = ", ".join(f"{k}={v}" for k, v in sorted(report.rejected.items())) or "none"
+    check = "yes" if report.accounted else "NO"
+    lines = [
+        f"version            {report.version}",
+        f"nppes rows read    {report.rows_read:,}",
+        f"  indexed          {report.indexed:,}",
+        f"  deactivated      {report.deactivated:,}",
+        f"  rejected         {sum(report.rejected.values()):,} ({rejected})",
+        f"  all accounted    {check}",
+    ]
+    for source, rows in report.source_rows.items():
+        lines.append(f"rows read          {rows:>9,}  {source}")
+    for (source, reason), count in sorted(report.source_rejected.items()):
+        lines.append(f"rejected           {count:>9,}  {source}: {reason}")
+    for kind, count in sorted(report.documents.items()):
+        lines.append(f"docs {kind:<13} {count:>9,}")
+    lines += [
+        f"not geocoded       {report.not_geocoded:,} locations (kept, not in geo search)",
+        f"dac NPIs not in NPPES       {report.dac_npis_not_in_nppes:,}",
+        f"coverage NPIs not in NPPES  {report.coverage_npis_not_in_nppes:,}",
+    ]
+    if report.orphans_removed:
+        lines.append(f"orphans removed    {', '.join(report.orphans_removed)}")
+    if report.reject_file is not None:
+        lines.append(f"reject file        {report.reject_file}")
+    rate = report.rows_read / report.elapsed_s if report.elapsed_s else 0.0
+    lines += [
+        f"elapsed            {report.elapsed_s:.1f} s ({rate:,.0f} NPPES rows/s,"
+        f" {report.providers_per_second:,.0f} providers/s)",
+        f"peak RSS           {report.peak_rss_mb:,.0f} MB",
+    ]
+    return lines

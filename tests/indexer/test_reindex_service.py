@@ -1,0 +1,57 @@
+"""The service keeps answering, correctly, while a reindex builds and swaps a new version."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from elasticsearch import AsyncElasticsearch
+
+import tests.conftest as shared
+from core.index_contract import IndexNames
+from indexer import versions
+from indexer.load import LoadOptions, SourceFiles, load
+from service.app import create_app
+from service.auth import mint_token
+from service.settings import ALL_SCOPES
+from tests.indexer.expected import dac_rows
+from tests.source_rows import active_rows
+
+
+async def test_every_request_succeeds_with_the_same_answer_during_a_reindex(
+    aiohttp_client: shared.ClientFactory,
+    es: AsyncElasticsearch,
+    es_url: str,
+    index_names: IndexNames,
+    sample_sources: SourceFiles,
+) -> None:
+    first = await load(es, sample_sources, LoadOptions(names=index_names))
+    # Rate limiting off: this test is one client hammering on purpose.
+    settings = shared.test_settings(es_url, index_names).model_copy(update={"rate_limit_per_s": 0})
+    api = await aiohttp_client(create_app(settings))
+    headers = {"Authorization": f"Bearer {mint_token(settings, scopes=ALL_SCOPES)}"}
+    active = {row["NPI"] for row in active_rows(sample_sources.nppes)}
+    with_dac = sorted({r["NPI"].strip() for _, r in dac_rows(shared.SAMPLE_DIR)} & active)
+    npis = sorted(active)[:10] + with_dac[:10]
+    paths = [f"/v2/providers/{npi}{tail}" for npi in npis for tail in ("", "/locations")]
+
+    async def get(path: str) -> tuple[int, Any]:
+        response = await api.get(path, headers=headers)
+        return response.status, await response.json()
+
+    before = {path: await get(path) for path in paths}
+    assert all(status == 200 and body for status, body in before.values())
+
+    reindex = asyncio.create_task(
+        load(es, sample_sources, LoadOptions(names=index_names, chunk_size=200, concurrency=1))
+    )
+    answers = 0
+    while not reindex.done():
+        for path in paths:
+            assert await get(path) == before[path], path
+            answers += 1
+    second = await reindex
+    for path in paths:  # and after the swap
+        assert await get(path) == before[path], path
+    assert await versions.current_version(es, index_names) == second.version != first.version
+    assert answers >= 2 * len(paths)  # at least two full rounds while the new version loaded
