@@ -1,0 +1,205 @@
+"""POST /v2/providers/coverage and the in-network search filter, against the loaded sample.
+
+Expectations come from reading the bundled coverage file here, independently of the indexer."""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections import defaultdict
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.npi import with_check_digit
+from tests.conftest import SAMPLE_DIR, ApiClient
+from tests.source_rows import active_rows
+
+Row = dict[str, str]
+TODAY = date.today()
+
+
+def _bid(text: str) -> str:
+    contract, plan, *segment = re.split(r"[-_]", text.strip().upper())
+    return f"{contract}_{plan}_{segment[0] if segment else '000'}"
+
+
+@pytest.fixture(scope="module")
+def coverage_rows() -> list[Row]:
+    [path] = sorted(SAMPLE_DIR.glob("coverage_*.csv"))
+    with open(path, encoding="utf-8", newline="") as handle:
+        lines = [line for line in handle if not line.startswith("#")]
+    rows = list(csv.DictReader(lines))
+    for row in rows:
+        row["bid_id"] = _bid(row["bid_id"])
+    return rows
+
+
+def _in_force(row: Row, day: date) -> bool:
+    start, end = row["effective_date"], row["termination_date"]
+    return (not start or date.fromisoformat(start) <= day) and (
+        not end or day < date.fromisoformat(end)
+    )
+
+
+def expected_status(rows: list[Row], bid: str, npi: str, location: str | None, day: date) -> str:
+    relevant = [
+        r
+        for r in rows
+        if r["bid_id"] == bid
+        and r["npi"] == npi
+        and _in_force(r, day)
+        and (location is None or r["location_id"] in ("", location))
+    ]
+    if any(r["network_status"] == "in_network" for r in relevant):
+        return "in_network"
+    return "out_of_network"
+
+
+async def _coverage(api: ApiClient, headers: dict[str, str], **body: Any) -> list[dict[str, Any]]:
+    response = await api.post("/v2/providers/coverage", json=body, headers=headers)
+    assert response.status == 200, await response.text()
+    result: list[dict[str, Any]] = await response.json()
+    return result
+
+
+async def test_answers_equal_the_coverage_file(
+    api: ApiClient, auth_header: dict[str, str], coverage_rows: list[Row]
+) -> None:
+    assert coverage_rows
+    pairs = sorted({(r["bid_id"], r["npi"]) for r in coverage_rows})[::7][:40]
+    bids = list(dict.fromkeys(bid for bid, _ in pairs))[:10]
+    npis = list(dict.fromkeys(npi for bid, npi in pairs if bid in bids))[:100]
+    for day in (TODAY, date(2026, 1, 1), date(2026, 12, 31)):
+        answer = await _coverage(
+            api,
+            auth_header,
+            contractYear=2026,
+            bidIds=bids,
+            npis=[{"npi": n} for n in npis],
+            asOf=day.isoformat(),
+        )
+        assert [group["bidId"] for group in answer] == bids
+        for group in answer:
+            assert [p["npi"] for p in group["providers"]] == npis
+            for entry in group["providers"]:
+                expected = expected_status(coverage_rows, group["bidId"], entry["npi"], None, day)
+                assert entry["networkStatus"] == expected, (group["bidId"], entry["npi"], day)
+                for location in entry["locations"]:
+                    want = expected_status(
+                        coverage_rows, group["bidId"], entry["npi"], location["id"], day
+                    )
+                    assert location["networkStatus"] == want
+
+
+async def test_location_rows(
+    api: ApiClient, auth_header: dict[str, str], coverage_rows: list[Row]
+) -> None:
+    with_location = [r for r in coverage_rows if r["location_id"]][:10]
+    assert with_location, "the coverage file should have location-level rows"
+    for row in with_location:
+        [group] = await _coverage(
+            api,
+            auth_header,
+            contractYear=2026,
+            bidIds=[row["bid_id"]],
+            npis=[{"npi": row["npi"], "locationIds": [row["location_id"]]}],
+            asOf=(row["effective_date"] or TODAY.isoformat()),
+        )
+        [location] = group["providers"][0]["locations"]
+        day = date.fromisoformat(row["effective_date"]) if row["effective_date"] else TODAY
+        assert location["id"] == row["location_id"]
+        assert location["networkStatus"] == expected_status(
+            coverage_rows, row["bid_id"], row["npi"], row["location_id"], day
+        )
+
+
+async def test_as_of_outside_the_dates_flips_the_status(
+    api: ApiClient, auth_header: dict[str, str], coverage_rows: list[Row]
+) -> None:
+    dated = [
+        r
+        for r in coverage_rows
+        if r["network_status"] == "in_network" and r["effective_date"] and not r["location_id"]
+    ]
+    others: dict[tuple[str, str], int] = defaultdict(int)
+    for r in coverage_rows:
+        others[(r["bid_id"], r["npi"])] += 1
+    dated = [r for r in dated if others[(r["bid_id"], r["npi"])] == 1][:5]
+    assert dated, "the coverage file should have dated in-network rows"
+    for row in dated:
+        start = date.fromisoformat(row["effective_date"])
+        body = {"contractYear": 2026, "bidIds": [row["bid_id"]], "npis": [{"npi": row["npi"]}]}
+        before = await _coverage(
+            api, auth_header, asOf=date(start.year - 1, 1, 1).isoformat(), **body
+        )
+        during = await _coverage(api, auth_header, asOf=start.isoformat(), **body)
+        assert before[0]["providers"][0]["networkStatus"] == "out_of_network"
+        assert during[0]["providers"][0]["networkStatus"] == "in_network"
+        if row["termination_date"]:
+            after = await _coverage(api, auth_header, asOf=row["termination_date"], **body)
+            assert after[0]["providers"][0]["networkStatus"] == "out_of_network"
+
+
+async def test_unknown_plan_provider_and_location_say_why(
+    api: ApiClient, auth_header: dict[str, str], coverage_rows: list[Row]
+) -> None:
+    row = coverage_rows[0]
+    known = {r["NPI"] for r in active_rows(next(SAMPLE_DIR.glob("npidata_pfile*")))}
+    stranger = next(
+        with_check_digit(f"19{n:07d}")
+        for n in range(10**7)
+        if with_check_digit(f"19{n:07d}") not in known
+    )
+    answer = await _coverage(
+        api,
+        auth_header,
+        contractYear=2026,
+        bidIds=[row["bid_id"], "Z9999-999"],
+        npis=[{"npi": row["npi"], "locationIds": ["not-a-location"]}, {"npi": stranger}],
+    )
+    located, unknown_npi = answer[0]["providers"]
+    assert (located["networkStatus"], located["reason"]) == ("unknown", "location_not_found")
+    assert (unknown_npi["networkStatus"], unknown_npi["reason"]) == (
+        "unknown",
+        "provider_not_found",
+    )
+    assert unknown_npi["provider"] is None
+    assert answer[1]["bidId"] == "Z9999_999_000"
+    assert {p["reason"] for p in answer[1]["providers"]} == {"plan_not_found"}
+    assert answer[0]["providers"][0]["provider"]["npis"] == [row["npi"]]
+
+
+async def test_in_network_search_returns_only_listed_providers(
+    api: ApiClient, auth_header: dict[str, str], coverage_rows: list[Row]
+) -> None:
+    per_plan: dict[str, set[str]] = defaultdict(set)
+    for r in coverage_rows:
+        if r["network_status"] == "in_network" and (
+            not r["termination_date"] or date.fromisoformat(r["termination_date"]) >= TODAY
+        ):
+            per_plan[r["bid_id"]].add(r["npi"])
+    bid, members = max(per_plan.items(), key=lambda item: len(item[1]))
+    member_locations = await api.get(f"/v2/providers/{min(members)}/locations", headers=auth_header)
+    address = (await member_locations.json())[0]["address"]
+    response = await api.post(
+        "/v2/providers/search",
+        headers=auth_header,
+        json={
+            "location": {"lat": address["lat"], "lng": address["lng"]},
+            "radius": 100,
+            "bidId": bid.replace("_", "-"),
+            "contractYear": 2026,
+            "pageSize": 100,
+        },
+    )
+    assert response.status == 200
+    page = await response.json()
+    returned = {r["npis"][0] for r in page["results"]}
+    assert returned and returned <= members
+
+
+def test_the_sample_has_a_coverage_file() -> None:
+    assert list(Path(SAMPLE_DIR).glob("coverage_*.csv"))
