@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import math
 from collections import Counter
 from typing import Any
@@ -303,3 +304,31 @@ async def test_filters_keep_only_matching_providers(
     unfiltered = await search(api, auth_header, location=LOWER_MANHATTAN, radius=10, pageSize=1)
     assert 0 < page["totalCount"] < unfiltered["totalCount"]
     assert all(check(r) for r in page["results"])
+
+
+@pytest.fixture(scope="module")
+def hospital_affiliated(sample_sources: SourceFiles) -> list[str]:
+    """NPIs that the 2017 Physician Compare sample links to a hospital."""
+    dac = next(p for p in sample_sources.dac if "physician_compare" in p.name)
+    with open(dac, encoding="utf-8", newline="") as handle:
+        return sorted({r["NPI"] for r in csv.DictReader(handle) if r["Hospital affiliation LBN 1"]})
+
+
+async def test_a_name_and_a_hospital_in_one_query(
+    api: ApiClient, auth_header: dict[str, str], hospital_affiliated: list[str]
+) -> None:
+    """'Dr. Johnson Mount Sinai' style: a last name plus an affiliated hospital's name."""
+    checked = 0
+    for npi in hospital_affiliated:
+        response = await api.get(f"/v2/providers/{npi}", headers=auth_header)
+        if response.status != 200:
+            continue  # a DAC NPI that the NPPES sample lacks
+        provider = await response.json()
+        hospital = next((h["name"] for h in provider["hospitalAffiliations"] if h["name"]), None)
+        if not hospital or not provider["lastName"]:
+            continue
+        query = f"Dr. {provider['lastName'].title()} {' '.join(hospital.split()[:3]).title()}"
+        page = await search(api, auth_header, query=query, pageSize=3, facets=False)
+        assert npi in [r["npis"][0] for r in page["results"]], query
+        checked += 1
+    assert checked >= 5
