@@ -73,7 +73,7 @@ async def loaded_sample(
     await _drop(es, names)
 
 
-def test_settings(es_url: str, names: IndexNames) -> Settings:
+def settings_for(es_url: str, names: IndexNames) -> Settings:
     return Settings(
         environment="test",
         elasticsearch_url=es_url,
@@ -84,7 +84,7 @@ def test_settings(es_url: str, names: IndexNames) -> Settings:
 
 @pytest.fixture
 def sample_settings(es_url: str, loaded_sample: tuple[IndexNames, LoadReport]) -> Settings:
-    return test_settings(es_url, loaded_sample[0])
+    return settings_for(es_url, loaded_sample[0])
 
 
 @pytest.fixture

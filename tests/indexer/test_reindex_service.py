@@ -27,7 +27,7 @@ async def test_every_request_succeeds_with_the_same_answer_during_a_reindex(
 ) -> None:
     first = await load(es, sample_sources, LoadOptions(names=index_names))
     # Rate limiting off: this test is one client hammering on purpose.
-    settings = shared.test_settings(es_url, index_names).model_copy(update={"rate_limit_per_s": 0})
+    settings = shared.settings_for(es_url, index_names).model_copy(update={"rate_limit_per_s": 0})
     api = await aiohttp_client(create_app(settings))
     headers = {"Authorization": f"Bearer {mint_token(settings, scopes=ALL_SCOPES)}"}
     active = {row["NPI"] for row in active_rows(sample_sources.nppes)}

@@ -18,7 +18,7 @@ from core.index_contract import IndexNames
 from indexer.generate import generate_nppes
 from indexer.load import LoadOptions, SourceFiles, load
 from service.app import create_app
-from tests.conftest import ApiClient, ClientFactory, test_settings
+from tests.conftest import ApiClient, ClientFactory, settings_for
 from tests.service.search.test_search_api import LOWER_MANHATTAN, search
 from tests.source_rows import is_active
 
@@ -58,7 +58,7 @@ async def deep_index(
 
 @pytest.fixture
 async def deep_api(aiohttp_client: ClientFactory, es_url: str, deep_index: IndexNames) -> ApiClient:
-    return await aiohttp_client(create_app(test_settings(es_url, deep_index)))
+    return await aiohttp_client(create_app(settings_for(es_url, deep_index)))
 
 
 async def test_cursor_walks_past_ten_thousand_without_duplicates_or_gaps(
