@@ -7,7 +7,7 @@ helper only frames them; responses are filtered server-side to what failure hand
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import islice
 from operator import itemgetter
@@ -34,8 +34,10 @@ _lines = itemgetter(0, 1)
 _FILTER = "items.*._index,items.*._id,items.*.status,items.*.error"
 
 
-def action_line(op_type: str, index: str, doc_id: str) -> bytes:
-    return orjson.dumps({op_type: {"_index": index, "_id": doc_id}})
+def action_lines(op_type: str, index: str) -> Callable[[str], bytes]:
+    """The action line maker of one index: ``{"index":{"_index":...,"_id":<id>}}`` bytes."""
+    head = orjson.dumps({op_type: {"_index": index, "_id": ""}}).removesuffix(b'""}}')
+    return lambda doc_id: head + orjson.dumps(doc_id) + b"}}"
 
 
 @dataclass(slots=True)

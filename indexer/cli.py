@@ -10,6 +10,8 @@ import signal
 import sys
 from pathlib import Path
 
+import orjson
+
 from core.es_client import make_client
 from core.index_contract import DEFAULT_PREFIX, IndexNames
 from indexer import versions
@@ -40,6 +42,7 @@ def _load_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--reject-file", type=Path, help="CSV of rejected rows (default rejects/<version>.csv)"
     )
+    parser.add_argument("--report-json", type=Path, help="also write the report as JSON here")
 
 
 def _generate_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -125,7 +128,10 @@ async def _run(args: argparse.Namespace) -> int:
                 reject_file=args.reject_file,
                 progress=sys.stderr.isatty(),
             )
-            print_report(await load(es, _sources(args), options))
+            report = await load(es, _sources(args), options)
+            print_report(report)
+            if args.report_json:
+                args.report_json.write_bytes(orjson.dumps(report.as_json()))
         elif args.command == "status":
             for state in await versions.alias_states(es, names):
                 target = state.index or "(missing)"

@@ -1,4 +1,8 @@
-"""Source records -> the documents of the index contract (pure functions, no I/O)."""
+"""Source records -> the documents of the index contract (pure functions, no I/O).
+
+Documents are written as annotated dict literals, not ``TypedDict(...)`` calls: the same checked
+shape, at half the cost, on a path that runs for every one of millions of NPPES rows.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
+from functools import lru_cache
+from typing import Literal
 
 from core.index_contract import (
     GroupAffiliation,
@@ -24,7 +30,7 @@ from indexer.sources.nppes import NppesRecord
 from indexer.sources.nucc import TaxonomyEntry
 
 _CREDENTIAL_SPLIT = re.compile(r"[,;/]+")
-_GENDERS = {"F": "F", "M": "M", "X": "X"}
+_GENDERS: dict[str, Literal["F", "M", "X"]] = {"F": "F", "M": "M", "X": "X"}
 
 
 @dataclass(slots=True)
@@ -46,14 +52,19 @@ class Extras:
 NO_EXTRAS = Extras()
 
 
-def normalize_credentials(text: str) -> list[str]:
-    """ "M.D., Ph.D." -> ["MD", "PHD"]: periods dropped, upper case, split on , ; /."""
+@lru_cache(maxsize=8192)  # a few thousand distinct spellings cover nearly every row
+def _credentials(text: str) -> tuple[str, ...]:
     found: list[str] = []
     for part in _CREDENTIAL_SPLIT.split(text.upper().replace(".", "")):
         credential = " ".join(part.split())
         if credential and credential not in found:
             found.append(credential)
-    return found
+    return tuple(found)
+
+
+def normalize_credentials(text: str) -> list[str]:
+    """ "M.D., Ph.D." -> ["MD", "PHD"]: periods dropped, upper case, split on , ; /."""
+    return list(_credentials(text))
 
 
 def _iso(value: date | None) -> str | None:
@@ -64,18 +75,17 @@ def _specialties(record: NppesRecord, nucc: Mapping[str, TaxonomyEntry]) -> list
     specialties: list[Specialty] = []
     for taxonomy in record.taxonomies:
         entry = nucc.get(taxonomy.code)
-        specialties.append(
-            Specialty(
-                code=taxonomy.code,
-                displayName=entry.display_name if entry else None,
-                grouping=entry.grouping if entry else None,
-                classification=entry.classification if entry else None,
-                specialization=entry.specialization if entry else None,
-                primary=taxonomy.primary,
-                licenseNumber=taxonomy.license_number,
-                licenseState=taxonomy.license_state,
-            )
-        )
+        specialty: Specialty = {
+            "code": taxonomy.code,
+            "displayName": entry.display_name if entry else None,
+            "grouping": entry.grouping if entry else None,
+            "classification": entry.classification if entry else None,
+            "specialization": entry.specialization if entry else None,
+            "primary": taxonomy.primary,
+            "licenseNumber": taxonomy.license_number,
+            "licenseState": taxonomy.license_state,
+        }
+        specialties.append(specialty)
     return specialties
 
 
@@ -100,28 +110,29 @@ def provider_document(
 ) -> ProviderDoc:
     individual = record.entity_type == "1"
     specialties = _specialties(record, nucc)
-    groups, hospitals = _affiliations(extras.dac_rows)
-    return ProviderDoc(
-        id=provider_id(record.npi),
-        npis=[record.npi],
-        entityType="individual" if individual else "organization",
-        organizationName=record.organization_name or None,
-        doingBusinessAs=record.doing_business_as or None,
-        firstName=record.first_name or None,
-        lastName=record.last_name or None,
-        middleName=record.middle_name or None,
-        prefix=record.prefix or None,
-        suffix=record.suffix or None,
-        gender=_GENDERS.get(record.sex.upper()) if individual else None,  # type: ignore[typeddict-item]
-        credentials=normalize_credentials(record.credential),
-        languages=list(extras.languages),
-        groupAffiliations=groups,
-        hospitalAffiliations=hospitals,
-        specialties=specialties,
-        pcpEligible=is_pcp_eligible([s["code"] for s in specialties]),
-        enumerationDate=_iso(record.enumeration_date),
-        lastUpdated=_iso(record.last_update),
-    )
+    groups, hospitals = _affiliations(extras.dac_rows) if extras.dac_rows else ([], [])
+    provider: ProviderDoc = {
+        "id": provider_id(record.npi),
+        "npis": [record.npi],
+        "entityType": "individual" if individual else "organization",
+        "organizationName": record.organization_name or None,
+        "doingBusinessAs": record.doing_business_as or None,
+        "firstName": record.first_name or None,
+        "lastName": record.last_name or None,
+        "middleName": record.middle_name or None,
+        "prefix": record.prefix or None,
+        "suffix": record.suffix or None,
+        "gender": _GENDERS.get(record.sex.upper()) if individual else None,
+        "credentials": list(_credentials(record.credential)),
+        "languages": list(extras.languages),
+        "groupAffiliations": groups,
+        "hospitalAffiliations": hospitals,
+        "specialties": specialties,
+        "pcpEligible": is_pcp_eligible([s["code"] for s in specialties]),
+        "enumerationDate": _iso(record.enumeration_date),
+        "lastUpdated": _iso(record.last_update),
+    }
+    return provider
 
 
 def full_name(provider: ProviderDoc) -> str:
@@ -132,7 +143,7 @@ def full_name(provider: ProviderDoc) -> str:
 
 
 def _unique(values: list[str | None]) -> list[str]:
-    return list(dict.fromkeys(v for v in values if v))
+    return list(dict.fromkeys(filter(None, values)))
 
 
 def search_document(
@@ -144,24 +155,30 @@ def search_document(
     """``in_network``: the ``network_key`` of every plan the provider is in (see indexer.load)."""
     search_locations: list[SearchLocation] = []
     for location in locations:
-        entry = SearchLocation(location=location)
+        entry: SearchLocation = {"location": location}
         lat, lng = location["address"]["lat"], location["address"]["lng"]
         if lat is not None and lng is not None:
             entry["point"] = {"lat": lat, "lon": lng}
         search_locations.append(entry)
-    specialties = provider["specialties"]
-    return SearchDoc(
-        npi=provider["npis"][0],
-        entityType=provider["entityType"],
-        gender=provider["gender"],
-        taxonomyCodes=[s["code"] for s in specialties],
-        specialtyNames=_unique([s["displayName"] for s in specialties]),
-        languages=provider["languages"],
-        pcpEligible=provider["pcpEligible"],
-        inNetwork=list(in_network),
-        fullName=full_name(provider),
-        names=_unique([provider["firstName"], provider["lastName"], *other_names]),
-        organizations=_unique(
+    codes: list[str] = []
+    names: list[str | None] = []
+    texts: list[str | None] = []
+    for s in provider["specialties"]:
+        codes.append(s["code"])
+        names.append(s["displayName"])
+        texts += (s["displayName"], s["classification"], s["specialization"])
+    search: SearchDoc = {
+        "npi": provider["npis"][0],
+        "entityType": provider["entityType"],
+        "gender": provider["gender"],
+        "taxonomyCodes": codes,
+        "specialtyNames": _unique(names),
+        "languages": provider["languages"],
+        "pcpEligible": provider["pcpEligible"],
+        "inNetwork": list(in_network),
+        "fullName": full_name(provider),
+        "names": _unique([provider["firstName"], provider["lastName"], *other_names]),
+        "organizations": _unique(
             [
                 provider["organizationName"],
                 provider["doingBusinessAs"],
@@ -169,17 +186,12 @@ def search_document(
                 *(h["name"] for h in provider["hospitalAffiliations"]),
             ]
         ),
-        specialtyText=_unique(
-            [
-                text
-                for s in specialties
-                for text in (s["displayName"], s["classification"], s["specialization"])
-            ]
-        ),
-        credentials=provider["credentials"],
-        locations=search_locations,
-        provider=provider,
-    )
+        "specialtyText": _unique(texts),
+        "credentials": provider["credentials"],
+        "locations": search_locations,
+        "provider": provider,
+    }
+    return search
 
 
 def build_documents(

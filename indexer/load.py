@@ -7,6 +7,7 @@ killed outright (SIGKILL) leaves its indices behind, and the next load removes t
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gc
 import time
@@ -43,7 +44,7 @@ class LoadOptions:
     keep_versions: int = 2
     max_bulk_errors: int = 0
     chunk_size: int = 3000
-    concurrency: int = 2
+    concurrency: int = 3
     reject_file: Path | None = None  # default: rejects/<version>.csv
     progress: bool = False
     today: date | None = None  # the date coverage is "in force" on (default: today)
@@ -111,9 +112,13 @@ async def load(es: AsyncElasticsearch, sources: SourceFiles, options: LoadOption
     reject_path = options.reject_file or Path("rejects") / f"{report.version}.csv"
     with Rejects(reject_path) as rejects:
         tables = read_side_tables(sources, rejects, report)
-        lookup_zip("00000")  # builds the ZIP table now, before _batch_gc freezes what exists
         report.orphans_removed = await remove_orphans(es, options.names)
-        indices = await versions.create_version(es, options.names, report.version, options.shards)
+        # The ZIP table (core.geo) builds in a thread while Elasticsearch creates the indices,
+        # and before _batch_gc freezes what exists.
+        _, indices = await asyncio.gather(
+            asyncio.to_thread(lookup_zip, "00000"),
+            versions.create_version(es, options.names, report.version, options.shards),
+        )
         try:
             with _batch_gc():
                 stream = ActionStream(

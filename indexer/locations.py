@@ -48,29 +48,31 @@ def _location(
 ) -> LocationDoc:
     line1, line2, city, state, postal_code = fields
     place = lookup_zip(postal_code) if us else None
-    return LocationDoc(
-        id=location_id(npi, "|".join((line1, line2, city, state, postal_code[:5])).upper()),
-        npi=npi,
-        address=Address(
-            line1=line1 or None,
-            line2=line2 or None,
-            city=city or None,
-            state=state or None,
-            zip=format_zip(postal_code),
-            county=place.county if place else None,
-            lat=place.lat if place else None,
-            lng=place.lng if place else None,
-        ),
-        phoneNumbers=phones,
-        faxNumbers=faxes,
-        website=None,
-        email=None,
-        groupAffiliations=[],
-        hospitalAffiliations=[],
-        pcpEligible=pcp_eligible,
-        source=source,
-        geocodePrecision="zip5" if place else None,
-    )
+    address: Address = {
+        "line1": line1 or None,
+        "line2": line2 or None,
+        "city": city or None,
+        "state": state or None,
+        "zip": format_zip(postal_code),
+        "county": place.county if place else None,
+        "lat": place.lat if place else None,
+        "lng": place.lng if place else None,
+    }
+    location: LocationDoc = {
+        "id": location_id(npi, "|".join((*fields[:4], postal_code[:5])).upper()),
+        "npi": npi,
+        "address": address,
+        "phoneNumbers": phones,
+        "faxNumbers": faxes,
+        "website": None,
+        "email": None,
+        "groupAffiliations": [],
+        "hospitalAffiliations": [],
+        "pcpEligible": pcp_eligible,
+        "source": source,
+        "geocodePrecision": "zip5" if place else None,
+    }
+    return location
 
 
 def practice_location(record: NppesRecord, pcp_eligible: bool) -> LocationDoc:

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-import orjson
+from orjson import dumps
 from tqdm import tqdm
 
 from core.index_contract import CoverageDoc, IndexKind, PlanDoc, network_key, plan_doc_id
-from indexer.bulk import Action, Origin, action_line
+from indexer.bulk import Action, Origin, action_lines
 from indexer.documents import NO_EXTRAS, Extras, build_documents
 from indexer.npiset import NpiSet
 from indexer.rejects import Rejects
@@ -75,7 +75,7 @@ class ActionStream:
         self, kind: IndexKind, doc_id: str, doc: Any, origin: Origin, op: str = "index"
     ) -> Action:
         self._report.expected[kind] += 1
-        return action_line(op, self._indices[kind], doc_id), orjson.dumps(doc), origin
+        return action_lines(op, self._indices[kind])(doc_id), dumps(doc), origin
 
     def _plans(self) -> Iterator[Action]:
         source = self._sources.plans.name if self._sources.plans else "plans"
@@ -112,21 +112,27 @@ class ActionStream:
         return self._action("coverage", item.doc_id, doc, origin, op="create")
 
     def _providers(self) -> Iterator[Action]:
-        path = self._sources.nppes
+        # The hot loop of a load (millions of rows): everything it touches is a local.
+        path, name = self._sources.nppes, self._sources.nppes.name
         report, rejects, nucc = self._report, self._rejects, self._tables.nucc
         dac_rows, languages = self._tables.dac.rows.get, self._tables.dac.languages.get
         networks = self._networks.get
+        provider_line, search_line, location_line = (
+            action_lines("index", self._indices[kind])
+            for kind in ("providers", "search", "locations")
+        )
         seen = NpiSet()
+        providers = locations = 0
         rows = tqdm(read_nppes(path), unit=" rows", disable=not self._progress, mininterval=0.5)
         for row in rows:
             report.rows_read += 1
             if isinstance(row, Rejected):
                 report.rejected[row.reason] += 1
-                rejects.add(path.name, row.row_number, row.npi, row.reason)
+                rejects.add(name, row.row_number, row.npi, row.reason)
                 continue
             if not seen.add(row.npi):
                 report.rejected["duplicate_npi"] += 1
-                rejects.add(path.name, row.row_number, row.npi, "duplicate_npi")
+                rejects.add(name, row.row_number, row.npi, "duplicate_npi")
                 continue
             if isinstance(row, Deactivated):
                 report.deactivated += 1
@@ -139,13 +145,16 @@ class ActionStream:
                 else NO_EXTRAS
             )
             docs = build_documents(row, nucc, extras)
-            origin = Origin(path.name, row.row_number, npi)
-            yield self._action("providers", npi, docs.provider, origin)
-            yield self._action("search", npi, docs.search, origin)
+            origin = Origin(name, row.row_number, npi)
+            yield provider_line(npi), dumps(docs.provider), origin
+            yield search_line(npi), dumps(docs.search), origin
             for location in docs.locations:
                 if location["geocodePrecision"] is None:
                     report.not_geocoded += 1
-                yield self._action("locations", location["id"], location, origin)
+                yield location_line(location["id"]), dumps(location), origin
+            providers += 1
+            locations += len(docs.locations)
+        report.expected.update(providers=providers, search=providers, locations=locations)
         report.source_rows[path.name] = report.rows_read
         report.dac_npis_not_in_nppes = sum(npi not in seen for npi in self._tables.dac.rows)
         report.coverage_npis_not_in_nppes = self._coverage_npis.count_missing_from(seen)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import resource
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 
 @dataclass
@@ -25,6 +27,7 @@ class LoadReport:
     orphans_removed: list[str] = field(default_factory=list)
     reject_file: Path | None = None
     elapsed_s: float = 0.0
+    cpu_s: float = 0.0  # this process, user + system
     peak_rss_mb: float = 0.0
 
     @property
@@ -42,9 +45,23 @@ class LoadReport:
         return self.indexed / self.elapsed_s if self.elapsed_s else 0.0
 
     def finish(self, elapsed_s: float) -> None:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
         self.elapsed_s = elapsed_s
-        # ru_maxrss is in KiB on Linux.
-        self.peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        self.cpu_s = usage.ru_utime + usage.ru_stime
+        self.peak_rss_mb = usage.ru_maxrss / 1024  # ru_maxrss is in KiB on Linux
+
+    def as_json(self) -> dict[str, Any]:
+        """The report for machines (``--report-json``), derived figures included."""
+        fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        for name, value in fields.items():
+            if isinstance(value, Counter) and name != "source_rejected":
+                fields[name] = dict(value)
+        fields["source_rejected"] = [[s, r, n] for (s, r), n in self.source_rejected.items()]
+        fields["reject_file"] = str(self.reject_file) if self.reject_file else None
+        fields["indexed"] = self.indexed
+        fields["accounted"] = self.accounted
+        fields["providers_per_second"] = self.providers_per_second
+        return fields
 
 
 def format_report(report: LoadReport) -> list[str]:
@@ -77,6 +94,7 @@ def format_report(report: LoadReport) -> list[str]:
     lines += [
         f"elapsed            {report.elapsed_s:.1f} s ({rate:,.0f} NPPES rows/s,"
         f" {report.providers_per_second:,.0f} providers/s)",
+        f"cpu                {report.cpu_s:.1f} s in this process",
         f"peak RSS           {report.peak_rss_mb:,.0f} MB",
     ]
     return lines

@@ -92,16 +92,26 @@ async def create_version(
     es: AsyncElasticsearch, names: IndexNames, version: str, shards: int
 ) -> dict[IndexKind, str]:
     """Empty indices of every kind for ``version``, tuned for bulk loading."""
-    created: dict[IndexKind, str] = {}
+    created = {kind: names.versioned(kind, version) for kind in INDEX_KINDS}
     meta = {"pd": {"version": version, "state": LOADING, "owner": owner()}}
-    try:
-        for kind in INDEX_KINDS:
-            created[kind] = index = names.versioned(kind, version)
-            settings = {**index_settings(shards=shards, replicas=0), **LOADING_SETTINGS}
-            mappings = {**MAPPINGS[kind], "_meta": meta}
-            await finish_even_if_cancelled(
-                es.indices.create(index=index, settings=settings, mappings=mappings)
+    settings = {**index_settings(shards=shards, replicas=0), **LOADING_SETTINGS}
+    requests = [
+        finish_even_if_cancelled(
+            es.indices.create(
+                index=index, settings=settings, mappings={**MAPPINGS[kind], "_meta": meta}
             )
+        )
+        for kind, index in created.items()
+    ]
+    try:
+        # All at once; every request ends before the clean-up below could run.
+        failures = [
+            outcome
+            for outcome in await asyncio.gather(*requests, return_exceptions=True)
+            if isinstance(outcome, BaseException)
+        ]
+        if failures:
+            raise failures[0]
     except BaseException:
         await delete_indices(es, list(created.values()))
         raise

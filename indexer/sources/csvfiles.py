@@ -10,6 +10,7 @@ import io
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
+from functools import lru_cache
 from operator import itemgetter
 from pathlib import Path
 from typing import IO, cast
@@ -136,6 +137,7 @@ def read_rows(
     return columns, rows()
 
 
+@lru_cache(maxsize=65536)  # NPPES dates repeat: a cache hit is a fraction of a parse
 def parse_date(value: str) -> date | None:
     """MM/DD/YYYY, M/D/YY or ISO YYYY-MM-DD; None for empty; ValueError for anything else.
 
