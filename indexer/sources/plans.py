@@ -78,7 +78,8 @@ def _plan_doc(bid: str, name: str, organization: str, plan_type: str, snp: str) 
         contractId=contract,
         planId=plan,
         segmentId=segment,
-        planName=name or None,
+        # Plan Finder scrapes put the organisation on a second line of some names.
+        planName=name.split("\n", 1)[0].strip() or None,
         organization=organization or None,
         planType=plan_type or None,
         snpType=snp or None,
