@@ -1,0 +1,47 @@
+"""``provider-indexer load``, ``status`` and ``rollback`` as an operator runs them."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+from elasticsearch import AsyncElasticsearch
+
+from core.index_contract import INDEX_KINDS, IndexNames
+from indexer import versions
+from tests.indexer.conftest import indexer_process
+
+
+async def _run(es_url: str, names: IndexNames, *args: str) -> str:
+    process = indexer_process(es_url, names, *args)
+    stdout, stderr = await asyncio.to_thread(process.communicate, timeout=120)
+    assert process.returncode == 0, stderr
+    return stdout
+
+
+async def test_load_status_rollback(
+    es: AsyncElasticsearch, es_url: str, index_names: IndexNames, tmp_path: Path
+) -> None:
+    report_path = tmp_path / "report.json"
+    first = await _run(
+        es_url, index_names, "load", "--source-dir", "data/sample",
+        "--report-json", str(report_path),
+    )  # fmt: skip
+    report = json.loads(report_path.read_text())
+    assert report["accounted"] and report["rows_read"] == 3989
+    assert "all accounted    yes" in first and "peak RSS" in first
+    await _run(es_url, index_names, "load", "--source-dir", "data/sample")
+    second = await versions.current_version(es, index_names)
+
+    status = (await _run(es_url, index_names, "status")).splitlines()
+    assert len(status) == len(INDEX_KINDS)
+    for line, kind in zip(status, INDEX_KINDS, strict=True):
+        alias, arrow, index, count, docs, loaded = line.split()
+        assert (alias, arrow, docs) == (index_names.alias(kind), "->", "docs")
+        assert index == index_names.versioned(kind, str(second))
+        assert int(count) == report["documents"][kind] and loaded.startswith("20")
+
+    rolled = await _run(es_url, index_names, "rollback")
+    assert rolled.strip() == f"rolled back to version {report['version']}"
+    assert await versions.current_version(es, index_names) == report["version"]
