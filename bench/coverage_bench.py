@@ -15,7 +15,7 @@ from typing import Any
 import aiohttp
 import orjson
 
-from bench.search_bench import run_level, start_service, wait_ready
+from bench.search_bench import compare, run_level, start_service, wait_ready
 from core.index_contract import IndexNames
 from service.auth import mint_token
 from service.coverage.backend import coverage_searches
@@ -87,9 +87,9 @@ async def main_async(args: argparse.Namespace) -> None:
             )
             print("| target | clients | requests | errors | p50 ms | p95 ms | p99 ms | req/s |")
             print("|---|---|---|---|---|---|---|---|")
+            arms = [("service", via_service), ("elasticsearch msearch", direct)]
             for clients in args.levels:
-                for label, call in (("service", via_service), ("elasticsearch msearch", direct)):
-                    stats = await run_level(clients, args.seconds, call, 1)
+                for label, stats in await compare(clients, args.seconds, arms, 1):
                     print(stats.row(label, clients), flush=True)
     finally:
         process.terminate()

@@ -18,7 +18,7 @@ import random
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -170,6 +170,25 @@ async def run_level(
     return Stats(latencies, errors, time.perf_counter() - started)
 
 
+async def compare(
+    clients: int,
+    seconds: float,
+    arms: Sequence[tuple[str, Callable[[int], Awaitable[bool]]]],
+    total: int,
+    rounds: int = 5,
+) -> list[tuple[str, Stats]]:
+    """Each arm for ``seconds`` in all, in ``rounds`` alternating slices, so that load from
+    anything else on the machine falls on both arms alike."""
+    merged = {label: Stats([], 0, 0.0) for label, _ in arms}
+    for _ in range(rounds):
+        for label, call in arms:
+            stats = await run_level(clients, seconds / rounds, call, total)
+            merged[label].latencies_ms.extend(stats.latencies_ms)
+            merged[label].errors += stats.errors
+            merged[label].seconds += stats.seconds
+    return list(merged.items())
+
+
 def start_service(es_url: str, prefix: str, port: int) -> subprocess.Popen[bytes]:
     env = {
         **os.environ,
@@ -231,12 +250,15 @@ async def main_async(args: argparse.Namespace) -> None:
 
             await run_level(4, 3, via_service, len(mix))  # warm-up: caches, JIT, connections
             await run_level(4, 3, direct, len(mix))
-            print(f"queries in the mix: {len(mix)}; {args.seconds:.0f} s per run\n")
+            print(
+                f"queries in the mix: {len(mix)}; {args.seconds:.0f} s per arm and level, "
+                "in 5 alternating slices\n"
+            )
             print("| target | clients | requests | errors | p50 ms | p95 ms | p99 ms | req/s |")
             print("|---|---|---|---|---|---|---|---|")
+            arms = [("service", via_service), ("elasticsearch", direct)]
             for clients in args.levels:
-                for label, call in (("service", via_service), ("elasticsearch", direct)):
-                    stats = await run_level(clients, args.seconds, call, len(mix))
+                for label, stats in await compare(clients, args.seconds, arms, len(mix)):
                     print(stats.row(label, clients), flush=True)
     finally:
         process.terminate()
