@@ -51,7 +51,6 @@ class Failure:
 
 @dataclass
 class BulkResult:
-    sent: int = 0
     failed: list[Failure] = field(default_factory=list)
 
 
@@ -86,7 +85,6 @@ async def _send(es: AsyncElasticsearch, chunk: list[Action], result: BulkResult)
         filter_path=_FILTER,
     ):
         failed.append(item)
-    result.sent += len(chunk)
     if failed:  # rare: only then map documents back to their source rows
         origins = {}
         for header, _, origin in chunk:

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import orjson
+from elasticsearch import ApiError, TransportError
 
 from core.es_client import make_client
 from core.index_contract import DEFAULT_PREFIX, IndexNames
@@ -168,6 +169,10 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except (LoadError, LookupError, FileNotFoundError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
+        return 1
+    except (ApiError, TransportError) as error:
+        print(f"error: Elasticsearch at {args.es_url}: {error}", file=sys.stderr)
+        print("aliases unchanged; the next load removes what this one left", file=sys.stderr)
         return 1
 
 

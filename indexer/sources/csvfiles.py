@@ -77,9 +77,6 @@ class Columns:
     def has(self, canonical: str) -> bool:
         return canonical in self._index
 
-    def position(self, canonical: str) -> int | None:
-        return self._index.get(canonical)
-
     def get(self, row: Sequence[str], canonical: str) -> str:
         index = self._index.get(canonical)
         if index is None or index >= len(row):

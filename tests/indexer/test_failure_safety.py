@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,8 @@ from tests.source_rows import active_rows, nppes_rows
 async def _start_killable_load(
     es: AsyncElasticsearch, es_url: str, names: IndexNames, known: int
 ) -> tuple[Any, str]:
-    """A CLI load in a child process, once its new indices exist and documents flow."""
+    """A CLI load talking to ``es_url`` in a child process, returned once its new indices exist
+    (watched through ``es``) and documents flow."""
     process = indexer_process(
         es_url, names, "load", "--source-dir", "data/sample", "--chunk-size", "100",
         "--concurrency", "1",
@@ -121,3 +123,53 @@ async def test_bulk_errors_over_the_threshold_abort_and_are_written_with_row_num
     )
     assert report.rejected == {"bulk_error": 1} and report.accounted
     assert report.documents["providers"] == report.documents["search"] - 1
+
+
+class _Proxy:
+    """A TCP relay to Elasticsearch that can be cut, to take Elasticsearch away mid-load."""
+
+    def __init__(self, target: str) -> None:
+        self._host, port = target.removeprefix("http://").rsplit(":", 1)
+        self._port = int(port)
+        self._writers: list[asyncio.StreamWriter] = []
+        self._server: asyncio.Server | None = None
+
+    async def start(self) -> str:
+        self._server = await asyncio.start_server(self._relay, "127.0.0.1", 0)
+        return f"http://127.0.0.1:{self._server.sockets[0].getsockname()[1]}"
+
+    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        upstream_reader, upstream_writer = await asyncio.open_connection(self._host, self._port)
+        self._writers += [writer, upstream_writer]
+
+        async def pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+            with contextlib.suppress(ConnectionError):
+                while data := await source.read(65536):
+                    sink.write(data)
+                    await sink.drain()
+            sink.close()
+
+        await asyncio.gather(pipe(reader, upstream_writer), pipe(upstream_reader, writer))
+
+    def cut(self) -> None:
+        assert self._server is not None
+        self._server.close()
+        for writer in self._writers:
+            writer.transport.abort()
+
+
+async def test_elasticsearch_gone_midway_leaves_the_aliases_and_the_next_load_cleans_up(
+    es: AsyncElasticsearch, es_url: str, index_names: IndexNames, sample_sources: SourceFiles
+) -> None:
+    good = await load(es, sample_sources, LoadOptions(names=index_names))
+    proxy = _Proxy(es_url)
+    process, partial = await _start_killable_load(es, await proxy.start(), index_names, known=1)
+    proxy.cut()
+    _, stderr = await asyncio.to_thread(process.communicate, timeout=120)
+    assert process.returncode == 1 and "error: Elasticsearch at" in stderr, stderr
+    assert await versions.current_version(es, index_names) == good.version
+    assert partial in await versions.scan(es, index_names)  # it could not clean up
+
+    nxt = await load(es, sample_sources, LoadOptions(names=index_names))
+    assert nxt.orphans_removed == [partial]
+    assert list(await versions.scan(es, index_names)) == [good.version, nxt.version]
