@@ -38,7 +38,8 @@ class SideTables:
 
 def in_force(doc: CoverageDoc, today: date) -> bool:
     """In network as of ``today`` for search: in_network and not yet terminated (termination
-    is exclusive). Rows starting later still count: the filter is per plan year."""
+    is exclusive). Rows starting later still count, the filter being per plan year; a row for
+    one location counts for the provider, search results being providers."""
     if doc["networkStatus"] != "in_network":
         return False
     return doc["terminationDate"] is None or doc["terminationDate"] > today.isoformat()
