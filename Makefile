@@ -41,8 +41,14 @@ es-stop: install
 es-status: install
 	$(PY) -m core.es_launcher status
 
+# Search and coverage harnesses against an index already loaded under BENCH_PREFIX (`make run`
+# loads the sample under the default prefix); the indexer harness and the 134k/1M runs are in
+# BENCHMARKS.md.
+BENCH_PREFIX ?= provider-directory
 bench: install
-	$(PY) -m bench.run
+	export ELASTICSEARCH_URL=$$($(PY) -m core.es_launcher start) && \
+	$(PY) -m bench.search_bench --prefix $(BENCH_PREFIX) && \
+	$(PY) -m bench.coverage_bench --prefix $(BENCH_PREFIX)
 
 sample: install
 	$(PY) scripts/build_sample.py

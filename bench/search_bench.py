@@ -29,7 +29,7 @@ from core.index_contract import IndexNames
 from service.auth import mint_token
 from service.search.interpret import interpret
 from service.search.models import SearchRequest
-from service.search.places import resolve
+from service.search.places import UnknownPlace, resolve
 from service.search.query import build_search
 from service.settings import Settings
 
@@ -111,6 +111,10 @@ async def query_mix(es_url: str, names: IndexNames, size: int, seed: int) -> lis
             or ""
         )
         city = f"{address['city']}, {address['state']}"
+        try:  # a generated row's city may be no real city: the service would rightly 400
+            resolve(city)
+        except UnknownPlace:
+            continue
         zip5 = address["zip"][:5]
         kind = len(mix) % 6
         if kind == 0:

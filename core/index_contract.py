@@ -102,7 +102,7 @@ class LocationDoc(TypedDict):
     groupAffiliations: list[GroupAffiliation]
     hospitalAffiliations: list[HospitalAffiliation]
     pcpEligible: bool
-    source: str
+    source: str  # "nppes" (practice address) or "dac" (a Doctors & Clinicians address)
     geocodePrecision: Literal["zip5"] | None
 
 
@@ -121,7 +121,7 @@ class SearchDoc(TypedDict):
     specialtyNames: list[str]  # NUCC display names, for facets
     languages: list[str]
     pcpEligible: bool
-    inNetwork: list[str]
+    inNetwork: list[str]  # network_key of in-network coverage rows not terminated by the load
     fullName: str
     names: list[str]
     organizations: list[str]
@@ -160,7 +160,7 @@ class PlanDoc(TypedDict):
     organization: str | None
     planType: str | None
     snpType: str | None
-    states: list[str]
+    states: list[str]  # USPS codes ("NH"), from the plan file's state names
 
 
 def coverage_doc_id(contract_year: int, bid_id: str, npi: str, location_id: str | None) -> str:

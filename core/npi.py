@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import re
 import uuid
+from hashlib import sha1
 
 _NPI_PATTERN = re.compile(r"[0-9]{10}")
 # Namespace for uuid5 ids: fixed forever so ids stay stable across reindexes.
 ID_NAMESPACE = uuid.UUID("6f1c1f0e-3a52-5b8e-9a34-4f1d2c8b7e10")
+_NAMESPACE_BYTES = ID_NAMESPACE.bytes
 
 
 def luhn_check_digit(payload: str) -> int:
@@ -35,9 +37,19 @@ def with_check_digit(first_nine: str) -> str:
     return first_nine + str(luhn_check_digit("80840" + first_nine))
 
 
+def _uuid5(name: str) -> str:
+    """``str(uuid.uuid5(ID_NAMESPACE, name))`` without UUID objects: a third of the cost, which
+    matters at two ids per row of a 9M-row load (a test holds the two equal)."""
+    digest = bytearray(sha1(_NAMESPACE_BYTES + name.encode()).digest()[:16])
+    digest[6] = (digest[6] & 0x0F) | 0x50  # version 5
+    digest[8] = (digest[8] & 0x3F) | 0x80  # RFC 4122 variant
+    text = digest.hex()
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
+
+
 def provider_id(npi: str) -> str:
-    return str(uuid.uuid5(ID_NAMESPACE, f"provider:{npi}"))
+    return _uuid5(f"provider:{npi}")
 
 
 def location_id(npi: str, address_key: str) -> str:
-    return str(uuid.uuid5(ID_NAMESPACE, f"location:{npi}:{address_key}"))
+    return _uuid5(f"location:{npi}:{address_key}")

@@ -22,8 +22,8 @@ from core.index_contract import (
     SearchLocation,
     Specialty,
 )
+from core.npi import provider_id
 from core.primary_care import is_pcp_eligible
-from indexer.ids import provider_id
 from indexer.locations import all_locations
 from indexer.sources.dac import DacRow
 from indexer.sources.nppes import NppesRecord

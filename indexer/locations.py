@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from core.geo import lookup_zip
 from core.index_contract import Address, GroupAffiliation, HospitalAffiliation, LocationDoc
-from indexer.ids import location_id
+from core.npi import location_id
 from indexer.sources.dac import DacAddress, DacRow
 from indexer.sources.nppes import NppesRecord
 

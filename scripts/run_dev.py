@@ -25,7 +25,10 @@ from service.settings import Settings
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "data" / "sample"
 EXAMPLE_NPI = "1003000100"  # an individual in the bundled sample (Gardena, CA)
 EXAMPLE_SEARCH = '{"query": "heart doctor", "location": "10013", "radius": 5, "pageSize": 3}'
-EXAMPLE_COVERAGE = '{"contractYear": 2026, "bidIds": ["H2001-076"], "npis": [{"npi": "1003403668"}]}'  # a (synthetic) in-network pair of the bundled coverage file
+# a (synthetic) in-network pair of the bundled coverage file
+EXAMPLE_COVERAGE = (
+    '{"contractYear": 2026, "bidIds": ["H2001-076"], "npis": [{"npi": "1003403668"}]}'
+)
 
 
 async def _load_sample(url: str, names: IndexNames) -> None:

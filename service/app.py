@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -52,6 +53,9 @@ async def preload_lookups(_app: web.Application) -> None:
     """ZIP/city tables and the vocabulary, loaded before the first request needs them."""
     await asyncio.to_thread(geo.preload)
     await asyncio.to_thread(vocabulary)
+    # Those tables are ~100k long-lived objects: out of the collector's sight, a full
+    # collection no longer walks them (it showed as 200 ms p99 spikes under load).
+    gc.freeze()
 
 
 async def elasticsearch_context(app: web.Application) -> AsyncIterator[None]:

@@ -37,7 +37,8 @@ class ProviderRepository:
             response = await self._es.search(
                 index=self._names.alias("locations"),
                 query={"term": {"npi": npi}},
-                sort=[{"source": "asc"}, {"id": "asc"}],
+                # The NPPES practice address ("nppes") first, then the DAC ones ("dac").
+                sort=[{"source": "desc"}, {"id": "asc"}],
                 size=MAX_LOCATIONS,
             )
         except NotFoundError as error:
