@@ -28,7 +28,8 @@ class Settings(BaseSettings):
         validation_alias="ELASTICSEARCH_URL",
     )
     index_prefix: str = DEFAULT_PREFIX
-    es_request_timeout_s: float = Field(default=2.0, gt=0)
+    # Below 1 s so a hung node is a 503 within a second; searches take ~5-100 ms (BENCHMARKS.md).
+    es_request_timeout_s: float = Field(default=0.9, gt=0)
 
     jwt_algorithms: list[str] = ["HS256"]
     jwt_secret: str | None = DEVELOPMENT_JWT_SECRET
