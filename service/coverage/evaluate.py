@@ -82,7 +82,8 @@ def _provider_entry(
     ids = wanted if wanted is not None else list(by_id)
     locations = [_location_entry(by_id.get(i), i, rows) for i in ids]
     known = [loc for loc in locations if loc["networkStatus"] != "unknown"]
-    status: str | None
+    status: str
+    reason: str | None
     if wanted is None:
         status, reason = _status(rows), (None if rows else "no_participation_record")
     elif not known:
