@@ -26,6 +26,8 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.processes import pid_alive
+
 ES_VERSION = "8.19.21"
 ES_ARTIFACT = f"org.elasticsearch.distribution.integ-test-zip:elasticsearch:{ES_VERSION}:zip"
 ES_DOCKER_IMAGE = f"docker.elastic.co/elasticsearch/elasticsearch:{ES_VERSION}"
@@ -91,16 +93,6 @@ def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _java_home() -> str:
@@ -280,7 +272,7 @@ def running_node() -> Node | None:
         return None
     url = str(state.get("url", ""))
     pid = state.get("pid")
-    alive = _pid_alive(pid) if isinstance(pid, int) else "container" in state
+    alive = pid_alive(pid) if isinstance(pid, int) else "container" in state
     if alive and _healthy(url):
         return Node(url=url, kind=str(state.get("kind")), started_here=False)
     return None
@@ -304,11 +296,11 @@ def _terminate(pid: int, timeout_s: float = 30.0) -> None:
     except ProcessLookupError:
         return
     deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline and _pid_alive(pid):
+    while time.monotonic() < deadline and pid_alive(pid):
         with contextlib.suppress(ChildProcessError):  # reap it if it is our child
             os.waitpid(pid, os.WNOHANG)
         time.sleep(0.2)
-    if _pid_alive(pid):
+    if pid_alive(pid):
         os.killpg(pid, signal.SIGKILL)
 
 

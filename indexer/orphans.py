@@ -12,7 +12,6 @@ a request whose client was killed, and would otherwise re-create the deleted ind
 from __future__ import annotations
 
 import asyncio
-import os
 import socket
 import time
 import warnings
@@ -22,26 +21,17 @@ from elasticsearch import AsyncElasticsearch
 from elasticsearch.exceptions import GeneralAvailabilityWarning
 
 from core.index_contract import IndexNames
+from core.processes import pid_alive
 from indexer import versions
 
 STALE_AFTER = timedelta(hours=24)
 DRAIN_TIMEOUT_S = 60.0
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _owner_gone(found: versions.Version, now: datetime) -> bool:
     host, _, pid = (found.owner or "").rpartition(":")
     if host == socket.gethostname() and pid.isdigit():
-        return not _pid_alive(int(pid))
+        return not pid_alive(int(pid))
     started = datetime.strptime(found.version, "%Y%m%dt%H%M%S%f").replace(tzinfo=UTC)
     return now - started > STALE_AFTER
 
