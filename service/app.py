@@ -15,17 +15,18 @@ from elasticsearch import AsyncElasticsearch
 from core import geo
 from core.es_client import make_client
 from core.index_contract import IndexNames
-from service.access_log import access_log_middleware, silence_aiohttp_access_log
+from service.access_log import silence_aiohttp_access_log
 from service.auth import Verifier
 from service.errors import problem_middleware
 from service.keys import ES, INDEX_NAMES, LIMITER, OPENAPI, SETTINGS, VERIFIER
-from service.metrics import METRICS, Metrics, metrics_middleware, timed_node_class
+from service.metrics import METRICS, Metrics, timed_node_class
 from service.middleware import (
     auth_middleware,
     rate_limit_middleware,
     request_id_middleware,
     sandbox_middleware,
 )
+from service.observe import observe_middleware
 from service.openapi import openapi_document
 from service.ratelimit import RateLimiter
 from service.routes import setup_routes
@@ -67,9 +68,7 @@ async def elasticsearch_context(app: web.Application) -> AsyncIterator[None]:
 def _middlewares(settings: Settings) -> list[Middleware]:
     # Outermost first: the request id exists before anything is logged or counted, and the
     # observers see the final answer (after the problem middleware turned errors into one).
-    chain: list[Middleware] = [request_id_middleware, access_log_middleware]
-    if settings.metrics_enabled:
-        chain.append(metrics_middleware)
+    chain: list[Middleware] = [request_id_middleware, observe_middleware]
     if settings.sandbox:
         chain.append(sandbox_middleware)
     return [*chain, problem_middleware, auth_middleware, rate_limit_middleware]

@@ -6,7 +6,6 @@ template (``/v2/providers/{npi}``), never by the raw path, so the label set stay
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Awaitable, Callable
 
@@ -96,26 +95,6 @@ def timed_node_class(histogram: Histogram) -> type[AiohttpHttpNode]:
 
 
 METRICS = web.AppKey("metrics", Metrics)
-
-
-@web.middleware
-async def metrics_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
-    started = time.perf_counter()
-    status = 500  # what the client gets if the handler fails in an unexpected way
-    try:
-        response = await handler(request)
-        status = response.status
-        return response
-    except web.HTTPException as error:
-        status = error.status
-        raise
-    except asyncio.CancelledError:
-        status = CLIENT_CLOSED_REQUEST
-        raise
-    finally:
-        request.app[METRICS].observe_request(
-            request.method, route_label(request), status, time.perf_counter() - started
-        )
 
 
 async def metrics_handler(request: web.Request) -> web.Response:

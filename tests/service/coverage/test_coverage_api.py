@@ -8,7 +8,6 @@ import csv
 import re
 from collections import defaultdict
 from datetime import date
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -200,6 +199,3 @@ async def test_in_network_search_returns_only_listed_providers(
     returned = {r["npis"][0] for r in page["results"]}
     assert returned and returned <= members
 
-
-def test_the_sample_has_a_coverage_file() -> None:
-    assert list(Path(SAMPLE_DIR).glob("coverage_*.csv"))
