@@ -17,10 +17,10 @@ import orjson
 
 from bench.search_bench import compare, run_level, start_service, wait_ready
 from core.index_contract import IndexNames
-from service.auth import mint_token
-from service.coverage.backend import coverage_searches
 from service.coverage.models import CoverageRequest
-from service.settings import Settings
+from service.coverage.store import coverage_searches
+from service.web.auth import mint_token
+from service.web.settings import Settings
 
 
 async def coverage_request(es_url: str, names: IndexNames, bids: int, npis: int) -> dict[str, Any]:

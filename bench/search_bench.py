@@ -26,12 +26,12 @@ import aiohttp
 import orjson
 
 from core.index_contract import IndexNames
-from service.auth import mint_token
 from service.search.interpret import interpret
 from service.search.models import SearchRequest
 from service.search.places import UnknownPlace, resolve
 from service.search.query import build_search
-from service.settings import Settings
+from service.web.auth import mint_token
+from service.web.settings import Settings
 
 LAY_TERMS = [
     "heart doctor",

@@ -1,4 +1,4 @@
-"""The index contract: alias names, mappings, settings and document shapes.
+"""The index contract: alias names, mappings, settings and document ids (shapes: core.documents).
 
 The indexer writes documents of these shapes into versioned indices behind these aliases; the
 service reads them through the same aliases. Mappings use core analysis only (DESIGN 4), so they run
@@ -8,7 +8,7 @@ unchanged on the integ-test distribution, the official image and any managed clu
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Literal
 
 IndexKind = Literal["search", "providers", "locations", "coverage", "plans"]
 INDEX_KINDS: tuple[IndexKind, ...] = ("search", "providers", "locations", "coverage", "plans")
@@ -32,135 +32,6 @@ class IndexNames:
 
     def all_aliases(self) -> list[str]:
         return [self.alias(kind) for kind in INDEX_KINDS]
-
-
-# ---- document shapes (the API's Provider and Location are these, as stored) ----
-
-
-class Specialty(TypedDict):
-    code: str
-    displayName: str | None
-    grouping: str | None
-    classification: str | None
-    specialization: str | None
-    primary: bool
-    licenseNumber: str | None
-    licenseState: str | None
-
-
-class GroupAffiliation(TypedDict):
-    name: str
-    pacId: str | None
-
-
-class HospitalAffiliation(TypedDict):
-    ccn: str
-    name: str | None
-
-
-class ProviderDoc(TypedDict):
-    id: str
-    npis: list[str]
-    entityType: Literal["individual", "organization"]
-    organizationName: str | None
-    doingBusinessAs: str | None
-    firstName: str | None
-    lastName: str | None
-    middleName: str | None
-    prefix: str | None
-    suffix: str | None
-    gender: Literal["F", "M", "X"] | None
-    credentials: list[str]
-    languages: list[str]
-    groupAffiliations: list[GroupAffiliation]
-    hospitalAffiliations: list[HospitalAffiliation]
-    specialties: list[Specialty]
-    pcpEligible: bool
-    enumerationDate: str | None
-    lastUpdated: str | None
-
-
-class Address(TypedDict):
-    line1: str | None
-    line2: str | None
-    city: str | None
-    state: str | None
-    zip: str | None
-    county: str | None
-    lat: float | None
-    lng: float | None
-
-
-class LocationDoc(TypedDict):
-    id: str
-    npi: str
-    address: Address
-    phoneNumbers: list[str]
-    faxNumbers: list[str]
-    website: str | None
-    email: str | None
-    groupAffiliations: list[GroupAffiliation]
-    hospitalAffiliations: list[HospitalAffiliation]
-    pcpEligible: bool
-    source: str  # "nppes" (practice address) or "dac" (a Doctors & Clinicians address)
-    geocodePrecision: Literal["zip5"] | None
-
-
-class SearchLocation(TypedDict):
-    point: NotRequired[dict[str, float]]
-    location: LocationDoc
-
-
-class SearchDoc(TypedDict):
-    """One per provider: text and filter fields, nested geo locations, the Provider to return."""
-
-    npi: str
-    entityType: str
-    gender: str | None
-    taxonomyCodes: list[str]
-    specialtyNames: list[str]  # NUCC display names, for facets
-    languages: list[str]
-    pcpEligible: bool
-    inNetwork: list[str]  # network_key of in-network coverage rows not terminated by the load
-    fullName: str
-    names: list[str]
-    organizations: list[str]
-    specialtyText: list[str]
-    credentials: list[str]
-    locations: list[SearchLocation]
-    provider: ProviderDoc
-
-
-NetworkStatus = Literal["in_network", "out_of_network"]
-
-
-class CoverageDoc(TypedDict):
-    """One row of an operator's coverage file. ``_id``: see ``coverage_doc_id``."""
-
-    contractYear: int
-    bidId: str  # canonical, see core.plans.canonical_bid_id
-    npi: str
-    locationId: str | None  # None: the whole provider, every location
-    networkStatus: NetworkStatus
-    acceptingNewPatients: bool | None
-    effectiveDate: str | None  # ISO date; None: since ever
-    terminationDate: str | None  # ISO date, exclusive; None: open-ended
-    source: str
-
-
-class PlanDoc(TypedDict):
-    """A Medicare Advantage plan (one bid id) in one contract year. ``_id``: ``plan_doc_id``."""
-
-    contractYear: int
-    bidId: str
-    contractId: str
-    planId: str
-    segmentId: str
-    planName: str | None
-    organization: str | None
-    planType: str | None
-    snpType: str | None
-    states: list[str]  # USPS codes ("NH"), from the plan file's state names
 
 
 def coverage_doc_id(contract_year: int, bid_id: str, npi: str, location_id: str | None) -> str:

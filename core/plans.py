@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+# What requests may send (either case, "_" or "-", segment optional).
+BID_ID_PATTERN = r"^[A-Za-z][0-9]{4}[_-][0-9]{3}([_-][0-9]{3})?$"
 _BID_ID = re.compile(r"([A-Z][0-9]{4})[_-]([0-9]{3})(?:[_-]([0-9]{3}))?")
 
 

@@ -13,11 +13,11 @@ from datetime import date
 from functools import lru_cache
 from typing import Literal
 
-from core.index_contract import (
+from core.documents import (
     GroupAffiliation,
     HospitalAffiliation,
-    LocationDoc,
-    ProviderDoc,
+    Location,
+    Provider,
     SearchDoc,
     SearchLocation,
     Specialty,
@@ -35,8 +35,8 @@ _GENDERS: dict[str, Literal["F", "M", "X"]] = {"F": "F", "M": "M", "X": "X"}
 
 @dataclass(slots=True)
 class ProviderDocuments:
-    provider: ProviderDoc
-    locations: list[LocationDoc]
+    provider: Provider
+    locations: list[Location]
     search: SearchDoc
 
 
@@ -107,11 +107,11 @@ def _affiliations(
 
 def provider_document(
     record: NppesRecord, nucc: Mapping[str, TaxonomyEntry], extras: Extras = NO_EXTRAS
-) -> ProviderDoc:
+) -> Provider:
     individual = record.entity_type == "1"
     specialties = _specialties(record, nucc)
     groups, hospitals = _affiliations(extras.dac_rows) if extras.dac_rows else ([], [])
-    provider: ProviderDoc = {
+    provider: Provider = {
         "id": provider_id(record.npi),
         "npis": [record.npi],
         "entityType": "individual" if individual else "organization",
@@ -135,7 +135,7 @@ def provider_document(
     return provider
 
 
-def full_name(provider: ProviderDoc) -> str:
+def full_name(provider: Provider) -> str:
     if provider["entityType"] == "organization":
         return provider["organizationName"] or provider["doingBusinessAs"] or ""
     parts = (provider["firstName"], provider["middleName"], provider["lastName"])
@@ -147,8 +147,8 @@ def _unique(values: list[str | None]) -> list[str]:
 
 
 def search_document(
-    provider: ProviderDoc,
-    locations: list[LocationDoc],
+    provider: Provider,
+    locations: list[Location],
     other_names: tuple[str, ...] = (),
     in_network: Sequence[str] = (),
 ) -> SearchDoc:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from core.documents import Address, GroupAffiliation, HospitalAffiliation, Location
 from core.geo import lookup_zip
-from core.index_contract import Address, GroupAffiliation, HospitalAffiliation, LocationDoc
 from core.npi import location_id
 from indexer.sources.dac import DacAddress, DacRow
 from indexer.sources.nppes import NppesRecord
@@ -45,7 +45,7 @@ def _location(
     faxes: list[str],
     pcp_eligible: bool,
     source: str,
-) -> LocationDoc:
+) -> Location:
     line1, line2, city, state, postal_code = fields
     place = lookup_zip(postal_code) if us else None
     address: Address = {
@@ -58,7 +58,7 @@ def _location(
         "lat": place.lat if place else None,
         "lng": place.lng if place else None,
     }
-    location: LocationDoc = {
+    location: Location = {
         "id": location_id(npi, "|".join((*fields[:4], postal_code[:5])).upper()),
         "npi": npi,
         "address": address,
@@ -75,7 +75,7 @@ def _location(
     return location
 
 
-def practice_location(record: NppesRecord, pcp_eligible: bool) -> LocationDoc:
+def practice_location(record: NppesRecord, pcp_eligible: bool) -> Location:
     """The NPPES practice address, geocoded from its ZIP centroid when it is a US ZIP."""
     return _location(
         record.npi,
@@ -88,7 +88,7 @@ def practice_location(record: NppesRecord, pcp_eligible: bool) -> LocationDoc:
     )
 
 
-def _add_affiliations(location: LocationDoc, row: DacRow) -> None:
+def _add_affiliations(location: Location, row: DacRow) -> None:
     if row.group is not None:
         group = GroupAffiliation(name=row.group[0], pacId=row.group[1])
         if group not in location["groupAffiliations"]:
@@ -98,7 +98,7 @@ def _add_affiliations(location: LocationDoc, row: DacRow) -> None:
             location["hospitalAffiliations"].append(HospitalAffiliation(ccn=ccn, name=name))
 
 
-def _dac_location(npi: str, address: DacAddress, pcp_eligible: bool) -> LocationDoc:
+def _dac_location(npi: str, address: DacAddress, pcp_eligible: bool) -> Location:
     fields = (address.line1, address.line2, address.city, address.state, address.zip)
     phones = [address.phone] if address.phone else []
     return _location(npi, fields, True, phones, [], pcp_eligible, "dac")
@@ -106,7 +106,7 @@ def _dac_location(npi: str, address: DacAddress, pcp_eligible: bool) -> Location
 
 def all_locations(
     record: NppesRecord, dac_rows: Sequence[DacRow], pcp_eligible: bool
-) -> list[LocationDoc]:
+) -> list[Location]:
     """NPPES location first, then DAC addresses it does not already have, with the groups and
     hospitals of the DAC rows at each address."""
     nppes = practice_location(record, pcp_eligible)

@@ -16,7 +16,8 @@ from typing import Any
 from orjson import dumps
 from tqdm import tqdm
 
-from core.index_contract import CoverageDoc, IndexKind, PlanDoc, network_key, plan_doc_id
+from core.documents import CoverageDoc, Plan
+from core.index_contract import IndexKind, network_key, plan_doc_id
 from indexer.bulk import Action, Origin, action_lines
 from indexer.documents import NO_EXTRAS, Extras, build_documents
 from indexer.npiset import NpiSet
@@ -33,7 +34,7 @@ from indexer.sources.nucc import TaxonomyEntry
 class SideTables:
     nucc: dict[str, TaxonomyEntry]
     dac: DacTable
-    plans: list[PlanDoc]
+    plans: list[Plan]
 
 
 def in_force(doc: CoverageDoc, today: date) -> bool:

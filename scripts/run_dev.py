@@ -17,10 +17,10 @@ from core.es_client import make_client
 from core.index_contract import IndexNames
 from indexer.cli import print_report
 from indexer.load import LoadOptions, SourceFiles, load
-from service.access_log import configure_logging
-from service.app import create_app
-from service.auth import mint_token
-from service.settings import Settings
+from service.web.app import create_app
+from service.web.auth import mint_token
+from service.web.logs import configure_logging
+from service.web.settings import Settings
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "data" / "sample"
 EXAMPLE_NPI = "1003000100"  # an individual in the bundled sample (Gardena, CA)

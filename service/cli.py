@@ -11,10 +11,10 @@ import uvloop
 from aiohttp import web
 from jose import JWTError, jwt
 
-from service.access_log import configure_logging
-from service.app import create_app
-from service.auth import InvalidToken, Verifier, mint_token
-from service.settings import ALL_SCOPES, Settings
+from service.web.app import create_app
+from service.web.auth import InvalidToken, Verifier, mint_token
+from service.web.logs import configure_logging
+from service.web.settings import ALL_SCOPES, Settings
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -17,9 +17,9 @@ from core import es_launcher
 from core.es_client import make_client
 from core.index_contract import IndexNames
 from indexer.load import LoadOptions, LoadReport, SourceFiles, load
-from service.app import create_app
-from service.auth import mint_token
-from service.settings import ALL_SCOPES, Settings
+from service.web.app import create_app
+from service.web.auth import mint_token
+from service.web.settings import ALL_SCOPES, Settings
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "data" / "sample"
 TEST_SECRET = secrets.token_urlsafe(32)

@@ -32,7 +32,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.index_contract import CoverageDoc, NetworkStatus, coverage_doc_id
+from core.documents import CoverageDoc, NetworkStatus
+from core.index_contract import coverage_doc_id
 from core.npi import is_valid_npi
 from core.plans import canonical_bid_id
 from indexer.sources.csvfiles import Rejected, parse_date, read_rows

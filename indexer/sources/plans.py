@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core.documents import Plan
 from core.geo import lookup_zip
-from core.index_contract import PlanDoc
 from core.plans import canonical_bid_id
 from indexer.sources.csvfiles import read_rows
 
@@ -70,9 +70,9 @@ def county_key(county: str) -> str:
     return _COUNTY_SUFFIX.sub("", name)
 
 
-def _plan_doc(bid: str, name: str, organization: str, plan_type: str, snp: str) -> PlanDoc:
+def _plan_doc(bid: str, name: str, organization: str, plan_type: str, snp: str) -> Plan:
     contract, plan, segment = bid.split("_")
-    return PlanDoc(
+    return Plan(
         contractYear=PLAN_YEAR,
         bidId=bid,
         contractId=contract,
@@ -87,9 +87,9 @@ def _plan_doc(bid: str, name: str, organization: str, plan_type: str, snp: str) 
     )
 
 
-def read_plans(plans: Path, geography: list[Path], reject: Reject) -> list[PlanDoc]:
+def read_plans(plans: Path, geography: list[Path], reject: Reject) -> list[Plan]:
     """One document per bid id of the plan file, plus bid ids only the geography files name."""
-    docs: dict[str, PlanDoc] = {}
+    docs: dict[str, Plan] = {}
     columns, rows = read_rows(plans, _PLAN_ALIASES)
     if not columns.has("bid"):
         raise ValueError(f"{plans.name}: not a plan file (no bid_id column)")

@@ -6,19 +6,24 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import Literal
 
-from core.index_contract import CoverageDoc, LocationDoc, PlanDoc, ProviderDoc
-from service.coverage.models import CoverageRequest
-
-Json = dict[str, Any]
+from core.documents import CoverageDoc, Location, NetworkStatus, Plan, Provider
+from service.coverage.models import (
+    CoverageLocation,
+    CoveragePlan,
+    CoverageProvider,
+    CoverageRequest,
+    Reason,
+    UnknownCoverageLocation,
+)
 
 
 @dataclass(frozen=True)
 class StoredFacts:
-    plans: dict[str, PlanDoc]  # bid id -> plan (of the request's contract year)
-    providers: dict[str, ProviderDoc]  # npi -> provider
-    locations: dict[str, list[LocationDoc]]  # npi -> its locations
+    plans: dict[str, Plan]  # bid id -> plan (of the request's contract year)
+    providers: dict[str, Provider]  # npi -> provider
+    locations: dict[str, list[Location]]  # npi -> its locations
     coverage: list[CoverageDoc]
 
 
@@ -30,17 +35,14 @@ def effective_on(row: CoverageDoc, day: date) -> bool:
     )
 
 
-def _status(rows: list[CoverageDoc]) -> str:
-    return (
-        "in_network"
-        if any(r["networkStatus"] == "in_network" for r in rows)
-        else ("out_of_network")
-    )
+def _status(rows: list[CoverageDoc]) -> NetworkStatus:
+    in_network = any(r["networkStatus"] == "in_network" for r in rows)
+    return "in_network" if in_network else "out_of_network"
 
 
 def _location_entry(
-    location: LocationDoc | None, location_id: str, rows: list[CoverageDoc]
-) -> Json:
+    location: Location | None, location_id: str, rows: list[CoverageDoc]
+) -> CoverageLocation | UnknownCoverageLocation:
     if location is None:
         return {
             "id": location_id,
@@ -68,7 +70,7 @@ def _provider_entry(
     facts: StoredFacts,
     rows: list[CoverageDoc],
     plan_known: bool,
-) -> Json:
+) -> CoverageProvider:
     provider = facts.providers.get(npi)
     if not plan_known or provider is None:
         return {
@@ -82,8 +84,8 @@ def _provider_entry(
     ids = wanted if wanted is not None else list(by_id)
     locations = [_location_entry(by_id.get(i), i, rows) for i in ids]
     known = [loc for loc in locations if loc["networkStatus"] != "unknown"]
-    status: str
-    reason: str | None
+    status: Literal["in_network", "out_of_network", "unknown"]
+    reason: Reason | None
     if wanted is None:
         status, reason = _status(rows), (None if rows else "no_participation_record")
     elif not known:
@@ -100,13 +102,13 @@ def _provider_entry(
     }
 
 
-def evaluate(request: CoverageRequest, facts: StoredFacts, today: date) -> list[Json]:
+def evaluate(request: CoverageRequest, facts: StoredFacts, today: date) -> list[CoveragePlan]:
     day = request.asOf or today
     rows_by_pair: dict[tuple[str, str], list[CoverageDoc]] = defaultdict(list)
     for row in facts.coverage:
         if row["contractYear"] == request.contractYear and effective_on(row, day):
             rows_by_pair[(row["bidId"], row["npi"])].append(row)
-    answer: list[Json] = []
+    answer: list[CoveragePlan] = []
     for bid in request.bidIds:
         plan = facts.plans.get(bid)
         providers = [

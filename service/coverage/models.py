@@ -1,13 +1,18 @@
-"""The coverage request (DESIGN 5.4): plans x providers, bounded, validated, canonical bid ids."""
+"""The coverage request (DESIGN 5.4: plans x providers, bounded, canonical bid ids) and the shapes
+of its answer (TypedDicts the evaluation is type-checked against and OpenAPI is generated from)."""
 
 from __future__ import annotations
 
 from datetime import date
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, Field, field_validator, with_config
+from typing_extensions import TypedDict
 
+from core.documents import CLOSED, IsoDate, Location, NetworkStatus, Plan, Provider
 from core.npi import is_valid_npi
 from core.plans import canonical_bid_id
+from service.fields import REQUEST_CONFIG, BidId, ContractYear, Npi, reject_null
 
 MAX_BID_IDS = 50
 MAX_NPIS = 500
@@ -15,10 +20,14 @@ MAX_LOCATION_IDS = 50
 
 
 class NpiRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    model_config = REQUEST_CONFIG
 
-    npi: str
-    locationIds: list[str] | None = Field(default=None, min_length=1, max_length=MAX_LOCATION_IDS)
+    npi: Npi
+    locationIds: list[str] | None = Field(
+        default=None, min_length=1, max_length=MAX_LOCATION_IDS
+    )
+
+    _no_nulls = reject_null
 
     @field_validator("npi")
     @classmethod
@@ -29,12 +38,16 @@ class NpiRequest(BaseModel):
 
 
 class CoverageRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    model_config = REQUEST_CONFIG
 
-    contractYear: int = Field(ge=2000, le=2100)
-    bidIds: list[str] = Field(min_length=1, max_length=MAX_BID_IDS)
+    contractYear: ContractYear
+    bidIds: list[BidId] = Field(min_length=1, max_length=MAX_BID_IDS)
     npis: list[NpiRequest] = Field(min_length=1, max_length=MAX_NPIS)
-    asOf: date | None = None
+    asOf: date | None = Field(
+        default=None, description="the day to evaluate for (default: today, UTC)"
+    )
+
+    _no_nulls = reject_null
 
     @field_validator("bidIds")
     @classmethod
@@ -42,11 +55,8 @@ class CoverageRequest(BaseModel):
         canonical: list[str] = []
         for value in values:
             bid = canonical_bid_id(value)
-            if bid is None:
-                raise ValueError(
-                    f"{value!r} is not a bid id (contract letter + 4 digits, 3-digit plan, "
-                    "optional 3-digit segment, joined by '_' or '-', e.g. H1234_001_000)"
-                )
+            if bid is None:  # the pattern already refused it; kept for direct model use
+                raise ValueError(f"{value!r} is not a bid id (e.g. H1234_001_000)")
             if bid not in canonical:
                 canonical.append(bid)
         return canonical
@@ -58,3 +68,49 @@ class CoverageRequest(BaseModel):
         for value in values:
             by_npi.setdefault(value.npi, value)  # the first mention of an NPI wins
         return list(by_npi.values())
+
+
+Reason = Literal[
+    "plan_not_found", "provider_not_found", "location_not_found", "no_participation_record"
+]
+
+
+@with_config(CLOSED)
+class CoverageLocation(Location):
+    networkStatus: NetworkStatus
+    reason: Literal["no_participation_record"] | None
+    acceptingNewPatients: bool | None
+    effectiveDate: IsoDate | None
+    terminationDate: IsoDate | None
+
+
+@with_config(CLOSED)
+class UnknownCoverageLocation(TypedDict):
+    """A location id the request named that this provider does not have."""
+
+    id: str
+    networkStatus: Literal["unknown"]
+    reason: Literal["location_not_found"]
+    acceptingNewPatients: None
+    effectiveDate: None
+    terminationDate: None
+
+
+@with_config(CLOSED)
+class CoverageProvider(TypedDict):
+    npi: str
+    provider: Provider | None
+    networkStatus: Literal["in_network", "out_of_network", "unknown"]
+    reason: Annotated[
+        Reason | None, Field(description="why the status is unknown, or why there is no record")
+    ]
+    locations: list[CoverageLocation | UnknownCoverageLocation]
+
+
+@with_config(CLOSED)
+class CoveragePlan(TypedDict):
+    contractYear: int
+    bidId: Annotated[str, Field(description="canonical form, e.g. H1234_001_000")]
+    asOf: Annotated[IsoDate, Field(description="the day the participation was evaluated for")]
+    plan: Plan | None
+    providers: list[CoverageProvider]

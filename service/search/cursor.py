@@ -9,13 +9,15 @@ from typing import Any
 import orjson
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from service.errors import InvalidInput
 from service.search.models import SearchRequest
 
 CURSOR_VERSION = 1
 
 
-class InvalidCursor(ValueError):
-    pass
+class InvalidCursor(InvalidInput):
+    def __init__(self, message: str) -> None:
+        super().__init__("cursor", message)
 
 
 class CursorState(BaseModel):
@@ -48,6 +50,8 @@ def decode_cursor(cursor: str, page_size: int | None) -> tuple[SearchRequest, Cu
         if page_size is not None:
             fields["pageSize"] = page_size
         request = SearchRequest.model_validate_json(orjson.dumps(fields))
+    except InvalidCursor:
+        raise
     except (binascii.Error, ValueError, orjson.JSONDecodeError, ValidationError) as error:
         raise InvalidCursor("the cursor is not valid; start again without it") from error
     return request, state

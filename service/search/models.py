@@ -1,25 +1,35 @@
-"""The search request (DESIGN 5.1) as a pydantic model: types, ranges, unknown fields."""
+"""The search request (DESIGN 5.1) and response shapes.
+
+The request is a pydantic model (it validates); the response shapes are TypedDicts that the
+result builder is type-checked against and the OpenAPI document is generated from.
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal, NotRequired
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, Field, model_validator, with_config
+from typing_extensions import TypedDict
 
-from service.search.places import LocationInput
+from core.documents import CLOSED, Location, Provider
+from service.fields import REQUEST_CONFIG, BidId, ContractYear, Integral, reject_null
+from service.search.places import LocationInput, ResolvedFrom
 
 MAX_WINDOW = 10_000  # offset + pageSize beyond this needs a cursor (Elasticsearch's window)
 DEFAULT_RADIUS_MILES = 25.0
+CURSOR_PAGE_FIELDS = frozenset({"cursor", "pageSize"})
 
 
 class SearchRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    """Optional fields are left out, never null."""
+
+    model_config = REQUEST_CONFIG
 
     query: str | None = Field(default=None, max_length=256)
     location: LocationInput | None = None
     radius: float | None = Field(default=None, gt=0, le=100, description="miles")
-    pageSize: int = Field(default=50, ge=1, le=100)
-    offset: int = Field(default=0, ge=0)
+    pageSize: Integral = Field(default=50, ge=1, le=100)
+    offset: Integral = Field(default=0, ge=0)
     sort: Literal["relevance", "distance"] | None = None
     specialty: str | None = Field(default=None, min_length=1, max_length=100)
     taxonomyCode: str | None = Field(default=None, pattern=r"^[0-9A-Z]{9}X$")
@@ -27,14 +37,21 @@ class SearchRequest(BaseModel):
     gender: Literal["F", "M", "X"] | None = None
     entityType: Literal["individual", "organization"] | None = None
     pcpEligible: bool | None = None
-    bidId: str | None = Field(default=None, max_length=20)
-    contractYear: int | None = Field(default=None, ge=2000, le=2100)
+    bidId: BidId | None = None
+    contractYear: ContractYear | None = None
     facets: bool = True
-    cursor: str | None = Field(default=None, max_length=4096)
+    cursor: str | None = Field(default=None, min_length=1, max_length=4096)
+
+    _no_nulls = reject_null
 
     @model_validator(mode="after")
     def _consistent(self) -> SearchRequest:
         if self.cursor is not None:
+            extra = self.model_fields_set - CURSOR_PAGE_FIELDS
+            if extra:
+                raise ValueError(
+                    f"{sorted(extra)[0]}: a cursor page takes only 'cursor' and 'pageSize'"
+                )
             return self
         if not (self.query and self.query.strip()) and self.location is None:
             raise ValueError("query: give at least one of 'query' or 'location'")
@@ -52,6 +69,10 @@ class SearchRequest(BaseModel):
         return self
 
     @property
+    def page_size_given(self) -> int | None:
+        return self.pageSize if "pageSize" in self.model_fields_set else None
+
+    @property
     def radius_miles(self) -> float:
         return self.radius if self.radius is not None else DEFAULT_RADIUS_MILES
 
@@ -61,3 +82,68 @@ class SearchRequest(BaseModel):
             return self.sort
         has_text = bool(self.query and self.query.strip())
         return "relevance" if has_text or self.location is None else "distance"
+
+
+@with_config(CLOSED)
+class SearchResultLocation(Location):
+    distance: NotRequired[Annotated[float, Field(description="miles from the searched point")]]
+
+
+@with_config(CLOSED)
+class SearchResult(Provider):
+    locations: Annotated[
+        list[SearchResultLocation],
+        Field(description="inside the radius, nearest first (with a location); else all"),
+    ]
+
+
+@with_config(CLOSED)
+class SpecialtyInterpretation(TypedDict):
+    term: str
+    label: str
+    taxonomyCodes: list[str]
+
+
+@with_config(CLOSED)
+class ResolvedLocation(TypedDict):
+    lat: float
+    lng: float
+    resolvedFrom: ResolvedFrom
+    label: str
+
+
+@with_config(CLOSED)
+class InterpretedQuery(TypedDict):
+    text: str
+    freeText: str
+    specialties: list[SpecialtyInterpretation]
+    specialtyMode: Literal["filter", "boost"] | None
+    location: ResolvedLocation | None
+    radiusMiles: float | None
+
+
+@with_config(CLOSED)
+class FacetCount(TypedDict):
+    value: str
+    count: int
+
+
+@with_config(CLOSED)
+class Facets(TypedDict):
+    specialty: list[FacetCount]
+    gender: list[FacetCount]
+    language: list[FacetCount]
+    distance: NotRequired[Annotated[list[FacetCount], Field(description="with a location")]]
+
+
+@with_config(CLOSED)
+class SearchResponse(TypedDict):
+    results: list[SearchResult]
+    pageSize: int
+    offset: int
+    totalCount: int
+    interpretedQuery: InterpretedQuery
+    facets: NotRequired[
+        Annotated[Facets, Field(description="unless facets: false (and on cursor pages)")]
+    ]
+    nextCursor: Annotated[str | None, Field(description="send back as 'cursor' for the next page")]

@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from core.geo import lookup_city, lookup_zip
+from service.errors import InvalidInput
 
 ResolvedFrom = Literal["coordinates", "zip", "city"]
 _ZIP = re.compile(r"([0-9]{5})(?:-?[0-9]{4})?")
@@ -44,8 +45,11 @@ class ResolvedPlace:
     label: str
 
 
-class UnknownPlace(ValueError):
+class UnknownPlace(InvalidInput):
     """The location is well-formed but not a place we know (answered with a 400)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("location", message)
 
 
 def _from_zip(code: str) -> ResolvedPlace:

@@ -9,7 +9,7 @@ and a distance decay add to the score.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from core.index_contract import network_key
 from core.plans import canonical_bid_id
@@ -152,7 +152,7 @@ def specialty_clause(codes: list[str], boost: float | None = None) -> Body:
     return body
 
 
-def specialty_mode(interpretation: Interpretation) -> str | None:
+def specialty_mode(interpretation: Interpretation) -> Literal["filter", "boost"] | None:
     """Alone, a specialty filters ("cardiologist"); beside a name it ranks ("Smith cardio")."""
     if not interpretation.specialties:
         return None

@@ -1,33 +1,49 @@
-"""Elasticsearch hits -> the search response (providers with their in-radius locations)."""
+"""Elasticsearch's answer -> the search response (providers with their in-radius locations)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
+from service.search.cursor import encode_cursor
 from service.search.interpret import Interpretation
+from service.search.models import (
+    FacetCount,
+    Facets,
+    InterpretedQuery,
+    SearchRequest,
+    SearchResponse,
+    SearchResult,
+    SearchResultLocation,
+)
 from service.search.places import ResolvedPlace
 from service.search.query import DISTANCE_BANDS, band_key, specialty_mode
 
 Json = dict[str, Any]
 
 
-def _locations(hit: Json, place: ResolvedPlace | None) -> list[Json]:
+def _locations(hit: Json, place: ResolvedPlace | None) -> list[SearchResultLocation]:
     if place is None:
         return [entry["location"] for entry in hit["_source"].get("locations", [])]
     inner = hit.get("inner_hits", {}).get("in_radius", {}).get("hits", {}).get("hits", [])
     return [
-        {**entry["_source"]["location"], "distance": round(float(entry["sort"][0]), 2)}
+        cast(
+            SearchResultLocation,
+            {**entry["_source"]["location"], "distance": round(float(entry["sort"][0]), 2)},
+        )
         for entry in inner
     ]
 
 
-def provider_results(hits: list[Json], place: ResolvedPlace | None) -> list[Json]:
-    return [{**hit["_source"]["provider"], "locations": _locations(hit, place)} for hit in hits]
+def provider_results(hits: list[Json], place: ResolvedPlace | None) -> list[SearchResult]:
+    return [
+        cast(SearchResult, {**hit["_source"]["provider"], "locations": _locations(hit, place)})
+        for hit in hits
+    ]
 
 
 def interpreted_query(
     interpretation: Interpretation, place: ResolvedPlace | None, radius_miles: float | None
-) -> Json:
+) -> InterpretedQuery:
     return {
         "text": interpretation.original,
         "freeText": interpretation.text,
@@ -48,14 +64,14 @@ def interpreted_query(
     }
 
 
-def facets(aggregations: Json) -> Json:
-    def buckets(name: str) -> list[Json]:
+def facets(aggregations: Json) -> Facets:
+    def buckets(name: str) -> list[FacetCount]:
         return [
             {"value": b["key"], "count": b["doc_count"]}
             for b in aggregations.get(name, {}).get("buckets", [])
         ]
 
-    result: Json = {
+    result: Facets = {
         "specialty": buckets("specialty"),
         "gender": buckets("gender"),
         "language": buckets("language"),
@@ -70,3 +86,32 @@ def facets(aggregations: Json) -> Json:
             for key in (band_key(lo, hi) for lo, hi in DISTANCE_BANDS)
         ]
     return result
+
+
+def search_response(
+    request: SearchRequest,
+    interpretation: Interpretation,
+    place: ResolvedPlace | None,
+    response: Json,
+    *,
+    cursor_page: bool,
+) -> SearchResponse:
+    hits: list[Json] = response["hits"]["hits"]
+    total = int(response["hits"]["total"]["value"])
+    offset = 0 if cursor_page else request.offset
+    more = len(hits) == request.pageSize if cursor_page else offset + len(hits) < total
+    payload: SearchResponse = {
+        "results": provider_results(hits, place),
+        "pageSize": request.pageSize,
+        "offset": offset,
+        "totalCount": total,
+        "interpretedQuery": interpreted_query(
+            interpretation, place, request.radius_miles if place else None
+        ),
+        "nextCursor": encode_cursor(request, response.get("pit_id"), hits[-1]["sort"])
+        if more and hits
+        else None,
+    }
+    if request.facets and "aggregations" in response:
+        payload["facets"] = facets(response["aggregations"])
+    return payload

@@ -11,9 +11,9 @@ import tests.conftest as shared
 from core.index_contract import IndexNames
 from indexer import versions
 from indexer.load import LoadOptions, SourceFiles, load
-from service.app import create_app
-from service.auth import mint_token
-from service.settings import ALL_SCOPES
+from service.web.app import create_app
+from service.web.auth import mint_token
+from service.web.settings import ALL_SCOPES
 from tests.indexer.expected import dac_rows
 from tests.source_rows import active_rows
 

@@ -10,8 +10,8 @@ import orjson
 import pytest
 from jose import jwt
 
-from service.auth import InvalidToken, Verifier, mint_token
-from service.settings import Settings
+from service.web.auth import InvalidToken, Verifier, mint_token
+from service.web.settings import Settings
 from tests.conftest import ApiClient
 
 PATH = "/v2/providers/1003000100"

@@ -18,8 +18,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from jose import jwk, jwt
 
-from service.app import create_app
-from service.settings import Settings
+from service.web.app import create_app
+from service.web.settings import Settings
 from tests.conftest import ApiClient, ClientFactory
 
 PATH = "/v2/providers/1003000100"

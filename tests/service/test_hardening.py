@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from service.app import create_app
-from service.auth import mint_token
-from service.ratelimit import RateLimiter
-from service.settings import Settings
+from service.web.app import create_app
+from service.web.auth import mint_token
+from service.web.ratelimit import RateLimiter
+from service.web.settings import Settings
 from tests.conftest import ApiClient, ClientFactory
 
 PROVIDER = "/v2/providers/1003000100"
@@ -108,12 +108,12 @@ async def test_unexpected_errors_are_logged_500_problems(
     app = create_app(sample_settings)
     app.router.add_get("/boom", boom)
     client = await aiohttp_client(app)
-    caplog.set_level(logging.ERROR, logger="service.errors")
+    caplog.set_level(logging.ERROR, logger="service.web.problems")
     response = await client.get("/boom", headers={"X-Request-ID": "trace-500"})
     body = await problem(response, 500, "internal_error")
     assert body["requestId"] == "trace-500"
     assert "secret internals" not in await response.text()
-    [record] = [r for r in caplog.records if r.name == "service.errors"]
+    [record] = [r for r in caplog.records if r.name == "service.web.problems"]
     assert "trace-500" in record.getMessage()
     assert record.exc_info is not None
 

@@ -9,10 +9,10 @@ import re
 import pytest
 from aiohttp import web
 
-from service.access_log import JsonFormatter
-from service.app import create_app
-from service.auth import mint_token
-from service.settings import Settings
+from service.web.app import create_app
+from service.web.auth import mint_token
+from service.web.logs import JsonFormatter
+from service.web.settings import Settings
 from tests.conftest import ApiClient, ClientFactory
 
 PROVIDER = "/v2/providers/1003000100"
@@ -116,7 +116,9 @@ def test_json_formatter_keeps_the_request_id_and_the_exception() -> None:
     try:
         raise ValueError("boom")
     except ValueError:
-        record = logging.LogRecord("service.errors", logging.ERROR, __file__, 1, "failed", (), None)
+        record = logging.LogRecord(
+            "service.web.problems", logging.ERROR, __file__, 1, "failed", (), None
+        )
         record.exc_info = __import__("sys").exc_info()
     record.request_id = "abc"
     entry = json.loads(JsonFormatter().format(record))

@@ -16,8 +16,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from service.app import create_app
-from service.settings import Settings
+from service.web.app import create_app
+from service.web.settings import Settings
 from tests.conftest import ApiClient, ClientFactory
 
 PROVIDER = "/v2/providers/1003000100"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from service.app import create_app
-from service.settings import Settings
+from service.web.app import create_app
+from service.web.settings import Settings
 from tests.conftest import ApiClient, ClientFactory
 
 NPI = "1003000100"

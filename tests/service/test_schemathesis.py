@@ -23,8 +23,8 @@ import pytest
 
 from core.index_contract import IndexNames
 from indexer.load import LoadReport
-from service.auth import mint_token
-from service.settings import Settings
+from service.web.auth import mint_token
+from service.web.settings import Settings
 from tests.conftest import TEST_SECRET
 
 REPO = Path(__file__).resolve().parents[2]

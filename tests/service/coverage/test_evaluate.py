@@ -9,7 +9,7 @@ from typing import Any, cast
 import pytest
 from pydantic import ValidationError
 
-from core.index_contract import CoverageDoc, LocationDoc, NetworkStatus, PlanDoc, ProviderDoc
+from core.documents import CoverageDoc, Location, NetworkStatus, Plan, Provider
 from service.coverage.evaluate import StoredFacts, effective_on, evaluate
 from service.coverage.models import MAX_BID_IDS, MAX_NPIS, CoverageRequest
 
@@ -70,9 +70,9 @@ def _row(
 def _facts(rows: list[CoverageDoc], plans: bool = True) -> StoredFacts:
     # Only the fields the evaluation reads; the rest of the documents does not matter here.
     return StoredFacts(
-        plans={BID: cast(PlanDoc, {"bidId": BID, "contractYear": 2026})} if plans else {},
-        providers={NPI_A: cast(ProviderDoc, {"id": "p", "npis": [NPI_A]})},
-        locations={NPI_A: [cast(LocationDoc, {"id": "loc-1", "npi": NPI_A})]},
+        plans={BID: cast(Plan, {"bidId": BID, "contractYear": 2026})} if plans else {},
+        providers={NPI_A: cast(Provider, {"id": "p", "npis": [NPI_A]})},
+        locations={NPI_A: [cast(Location, {"id": "loc-1", "npi": NPI_A})]},
         coverage=rows,
     )
 

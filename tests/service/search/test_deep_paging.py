@@ -17,7 +17,7 @@ from elasticsearch import AsyncElasticsearch
 from core.index_contract import IndexNames
 from indexer.generate import generate_nppes
 from indexer.load import LoadOptions, SourceFiles, load
-from service.app import create_app
+from service.web.app import create_app
 from tests.conftest import ApiClient, ClientFactory, settings_for
 from tests.service.search.test_search_api import LOWER_MANHATTAN, search
 from tests.source_rows import is_active

@@ -13,8 +13,8 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from service.keys import REQUEST_ID, SUBJECT
-from service.metrics import route_label
+from service.web.keys import REQUEST_ID, SUBJECT
+from service.web.metrics import route_label
 
 access_log = logging.getLogger("service.access")
 

@@ -6,9 +6,9 @@ from aiohttp import web
 from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import IndexNames
-from service.auth import Verifier
-from service.ratelimit import RateLimiter
-from service.settings import Settings
+from service.web.auth import Verifier
+from service.web.ratelimit import RateLimiter
+from service.web.settings import Settings
 
 SETTINGS = web.AppKey("settings", Settings)
 ES = web.AppKey("elasticsearch", AsyncElasticsearch)

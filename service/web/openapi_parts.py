@@ -31,7 +31,7 @@ NPI_PARAMETER: Json = {
     "in": "path",
     "required": True,
     "description": "10 digits with a valid check digit (Luhn over 80840 + NPI)",
-    "schema": {"type": "string", "pattern": "^[0-9]{10}$"},
+    "schema": {"type": "string", "pattern": "^[0-9]{10}$", "format": "npi"},
     "examples": {"individual": {"value": "1003000100"}},
 }
 REQUEST_ID_PARAMETER: Json = {

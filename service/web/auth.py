@@ -17,7 +17,7 @@ from typing import Any
 
 from jose import JWTError, jwt
 
-from service.settings import ALL_SCOPES, Settings
+from service.web.settings import ALL_SCOPES, Settings
 
 REQUIRED_CLAIMS = ("exp", "iat", "iss", "aud")
 VERIFIED_CACHE_SIZE = 10_000

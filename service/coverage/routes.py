@@ -6,13 +6,13 @@ from datetime import UTC, datetime
 
 from aiohttp import web
 
-from service.coverage.backend import read_facts
 from service.coverage.evaluate import evaluate
 from service.coverage.models import CoverageRequest
-from service.jsonio import json_response
-from service.keys import ES, INDEX_NAMES
-from service.middleware import requires_scope
-from service.validation import read_model
+from service.coverage.store import read_facts
+from service.web.jsonio import json_response
+from service.web.keys import ES, INDEX_NAMES
+from service.web.middleware import requires_scope
+from service.web.validation import read_model
 
 
 @requires_scope("coverage:read")

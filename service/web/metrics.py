@@ -7,7 +7,6 @@ template (``/v2/providers/{npi}``), never by the raw path, so the label set stay
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 from elastic_transport import AiohttpHttpNode, HttpHeaders
@@ -16,7 +15,6 @@ from elastic_transport._node import NodeApiResponse
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram
 from prometheus_client.exposition import generate_latest
 
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 CLIENT_CLOSED_REQUEST = 499  # the client went away before the answer (nginx's convention)
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
-from service.access_log import log_request
-from service.metrics import CLIENT_CLOSED_REQUEST, METRICS, route_label
-
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+from service.web.logs import log_request
+from service.web.metrics import CLIENT_CLOSED_REQUEST, METRICS, route_label
+from service.web.types import Handler
 
 
 @web.middleware

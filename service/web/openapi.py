@@ -8,13 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel
-from pydantic.json_schema import models_json_schema
+from pydantic import TypeAdapter
+from pydantic.json_schema import JsonSchemaMode
 
-from service import api_models as api
-from service.coverage.models import CoverageRequest
-from service.middleware import REQUIRED_SCOPE_ATTRIBUTE
-from service.openapi_parts import (
+from core.documents import Location, Provider
+from service.coverage.models import CoveragePlan, CoverageRequest
+from service.search.models import SearchRequest, SearchResponse
+from service.web.health import Health, Readiness
+from service.web.middleware import REQUIRED_SCOPE_ATTRIBUTE
+from service.web.openapi_parts import (
     NON_API,
     OPERATIONS,
     PROBLEM_MEDIA_TYPE,
@@ -22,42 +24,41 @@ from service.openapi_parts import (
     header_components,
     response_headers,
 )
-from service.routes import Route, api_routes, service_routes
-from service.search.models import SearchRequest
-from service.settings import ALL_SCOPES, Settings
+from service.web.problems import Problem
+from service.web.routes import Route, api_routes, service_routes
+from service.web.settings import ALL_SCOPES, Settings
 
 API_VERSION = "1.6.1"
 Json = dict[str, Any]
-_REQUEST_MODELS: tuple[type[BaseModel], ...] = (SearchRequest, CoverageRequest)
-_RESPONSE_MODELS: tuple[type[BaseModel], ...] = (
-    api.Provider,
-    api.Location,
-    api.SearchResponse,
-    api.CoveragePlan,
-    api.Problem,
-    api.Health,
-    api.Readiness,
+# Requests validate (pydantic models); answers are TypedDicts the handlers are type-checked
+# against. Both are read by pydantic here, so the document is generated from the one definition.
+_REQUESTS: tuple[type[Any], ...] = (SearchRequest, CoverageRequest)
+_RESPONSES: tuple[type[Any], ...] = (
+    Provider,
+    Location,
+    SearchResponse,
+    CoveragePlan,
+    Problem,
+    Health,
+    Readiness,
 )
 DESCRIPTION = (
     "Search US healthcare providers by name, specialty and place; read a provider and its "
     "practice locations by NPI; check Medicare Advantage network participation. Errors are RFC "
     "9457 problem documents (application/problem+json) with a stable `code` and the request id; "
-    "any method a path does not list is answered 405 with `Allow`."
+    "any method a path does not list is answered 405 with `Allow`. Optional request fields are "
+    "left out, never sent as null."
 )
 
 
 def _schemas() -> Json:
-    models = [(m, "validation") for m in _REQUEST_MODELS]
-    models += [(m, "serialization") for m in _RESPONSE_MODELS]
-    _, top = models_json_schema(models, ref_template="#/components/schemas/{model}")  # type: ignore[arg-type]
+    inputs: list[tuple[str, JsonSchemaMode, TypeAdapter[Any]]] = [
+        (t.__name__, "validation", TypeAdapter(t)) for t in _REQUESTS
+    ]
+    inputs += [(t.__name__, "serialization", TypeAdapter(t)) for t in _RESPONSES]
+    _, top = TypeAdapter.json_schemas(inputs, ref_template="#/components/schemas/{model}")
     schemas: Json = top["$defs"]
-    for schema in schemas.values():
-        for prop in schema.get("properties", {}).values():
-            # Optional response fields are absent, never null: their schema has no null default.
-            nullable = prop.get("type") == "null" or {"type": "null"} in prop.get("anyOf", [])
-            if "default" in prop and prop["default"] is None and not nullable:
-                del prop["default"]
-    # Rules the request model checks in code, stated for clients and test generators.
+    # A rule the request model checks in code, stated for clients and test generators.
     schemas["SearchRequest"]["anyOf"] = [
         {"required": ["query"]},
         {"required": ["location"]},

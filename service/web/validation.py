@@ -9,7 +9,7 @@ from aiohttp import web
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
-from service.errors import ProblemError
+from service.web.problems import FieldError, ProblemError, invalid_request
 
 Model = TypeVar("Model", bound=BaseModel)
 # Names pydantic puts in error locations for union members; not field names.
@@ -37,7 +37,7 @@ def _union_member_errors(items: list[ErrorDetails]) -> list[ErrorDetails]:
     return []
 
 
-def field_errors(error: ValidationError) -> list[dict[str, str]]:
+def field_errors(error: ValidationError) -> list[FieldError]:
     """One message per field; model-level messages written "field: message" name their field."""
     seen: dict[str, str] = {}
     items = error.errors(include_url=False)
@@ -56,11 +56,6 @@ def field_errors(error: ValidationError) -> list[dict[str, str]]:
             path, message = match.group(1), match.group(2)
         seen.setdefault(path or "(body)", message)
     return [{"field": field, "message": message} for field, message in seen.items()]
-
-
-def invalid_request(errors: list[dict[str, str]]) -> ProblemError:
-    summary = "; ".join(f"{e['field']}: {e['message']}" for e in errors[:5])
-    return ProblemError(400, "validation_error", "Bad Request", summary, errors=errors)
 
 
 async def read_model(request: web.Request, model: type[Model]) -> Model:

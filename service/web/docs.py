@@ -7,9 +7,9 @@ from pathlib import Path
 
 from aiohttp import web
 
-from service.keys import OPENAPI
+from service.web.keys import OPENAPI
 
-DOCS_PAGE = Path(__file__).resolve().parent.parent / "docs.html"
+DOCS_PAGE = Path(__file__).resolve().parent / "docs.html"
 
 
 @cache

@@ -6,23 +6,25 @@ original description's "mock server"); the OpenAPI document is generated from th
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal
 
 from aiohttp import web
 
-from service.handlers import coverage, docs, health, providers, search
-from service.metrics import metrics_handler
-from service.middleware import SANDBOX_ROUTE_PREFIX
-from service.settings import Settings
+from service.coverage.routes import check_coverage
+from service.providers.routes import get_locations, get_provider
+from service.search.routes import search_providers
+from service.web import docs, health
+from service.web.metrics import metrics_handler
+from service.web.middleware import SANDBOX_ROUTE_PREFIX
+from service.web.settings import Settings
+from service.web.types import Handler
 
 API_PREFIX = "/v2"
 SANDBOX_PREFIX = ""
 # Any segment is an NPI to validate (400 when malformed) except the sibling POST routes' names, so
 # GET /v2/providers/search is a 405 with "Allow: POST", not an invalid NPI.
 NPI_SEGMENT = r"{npi:(?!search$|coverage$)[^/]+}"
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 @dataclass(frozen=True)
@@ -34,10 +36,10 @@ class Route:
 
 
 API_ROUTES = (
-    Route("search", "POST", "/providers/search", search.search_providers),
-    Route("coverage", "POST", "/providers/coverage", coverage.check_coverage),
-    Route("provider", "GET", "/providers/{npi}", providers.get_provider),
-    Route("locations", "GET", "/providers/{npi}/locations", providers.get_locations),
+    Route("search", "POST", "/providers/search", search_providers),
+    Route("coverage", "POST", "/providers/coverage", check_coverage),
+    Route("provider", "GET", "/providers/{npi}", get_provider),
+    Route("locations", "GET", "/providers/{npi}/locations", get_locations),
 )
 
 

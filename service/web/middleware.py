@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 
 from aiohttp import web
 
-from service.auth import InvalidToken
-from service.errors import ProblemError
-from service.keys import LIMITER, REQUEST_ID, SCOPES, SUBJECT, VERIFIER
+from service.errors import DirectoryError
+from service.web.auth import InvalidToken
+from service.web.keys import LIMITER, REQUEST_ID, SCOPES, SUBJECT, VERIFIER
+from service.web.problems import ProblemError, from_directory_error
+from service.web.types import Handler
 
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 _SAFE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 REQUIRED_SCOPE_ATTRIBUTE = "required_scope"
 SANDBOX_ROUTE_PREFIX = "sandbox-"
@@ -77,7 +78,7 @@ async def auth_middleware(request: web.Request, handler: Handler) -> web.StreamR
 
 @web.middleware
 async def rate_limit_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """Runs after auth: limits authenticated requests per token subject (see service.ratelimit)."""
+    """Runs after auth: limits authenticated requests per token subject (service.web.ratelimit)."""
     limiter = request.app.get(LIMITER)
     if limiter is None or SUBJECT not in request:
         return await handler(request)
@@ -93,10 +94,11 @@ async def rate_limit_middleware(request: web.Request, handler: Handler) -> web.S
         )
     try:
         response = await handler(request)
-    except ProblemError as error:
-        error.headers.update(headers)
-        raise
-    except web.HTTPException as error:
+    except DirectoryError as error:
+        problem = from_directory_error(error)
+        problem.headers.update(headers)
+        raise problem from error
+    except (ProblemError, web.HTTPException) as error:
         error.headers.update(headers)
         raise
     response.headers.update(headers)

@@ -6,10 +6,12 @@ from typing import Any, cast
 
 from elasticsearch import AsyncElasticsearch
 
-from core.index_contract import CoverageDoc, IndexNames, LocationDoc, PlanDoc, ProviderDoc
+from core.documents import CoverageDoc, Location, Plan, Provider
+from core.index_contract import IndexNames
 from service.coverage.evaluate import StoredFacts
 from service.coverage.models import CoverageRequest
-from service.errors import elasticsearch_unavailable
+from service.errors import BackendUnavailable, IndexNotLoaded
+from service.storage import elasticsearch_errors
 
 MAX_ROWS = 10_000  # Elasticsearch's result window; the request limits keep answers below it
 
@@ -45,24 +47,27 @@ def coverage_searches(request: CoverageRequest, names: IndexNames) -> list[dict[
 
 def _sources(response: dict[str, Any]) -> list[dict[str, Any]]:
     if "error" in response:
-        raise elasticsearch_unavailable("a lookup index is not loaded")
+        if response["error"].get("type") == "index_not_found_exception":
+            raise IndexNotLoaded("a lookup index is not loaded")
+        raise BackendUnavailable("a lookup search failed")
     hits = response["hits"]
     if hits["total"]["value"] > len(hits["hits"]):
-        raise elasticsearch_unavailable("coverage answer larger than the result window")
+        raise BackendUnavailable("coverage answer larger than the result window")
     return [hit["_source"] for hit in hits["hits"]]
 
 
 async def read_facts(
     es: AsyncElasticsearch, names: IndexNames, request: CoverageRequest
 ) -> StoredFacts:
-    result = await es.msearch(searches=coverage_searches(request, names))
+    with elasticsearch_errors("the lookup indices"):
+        result = await es.msearch(searches=coverage_searches(request, names))
     plans, providers, locations, coverage = (_sources(r) for r in result["responses"])
-    by_npi: dict[str, list[LocationDoc]] = {}
+    by_npi: dict[str, list[Location]] = {}
     for location in locations:
-        by_npi.setdefault(location["npi"], []).append(cast(LocationDoc, location))
+        by_npi.setdefault(location["npi"], []).append(cast(Location, location))
     return StoredFacts(
-        plans={p["bidId"]: cast(PlanDoc, p) for p in plans},
-        providers={p["npis"][0]: cast(ProviderDoc, p) for p in providers},
+        plans={p["bidId"]: cast(Plan, p) for p in plans},
+        providers={p["npis"][0]: cast(Provider, p) for p in providers},
         locations=by_npi,
         coverage=[cast(CoverageDoc, row) for row in coverage],
     )

@@ -15,23 +15,23 @@ from elasticsearch import AsyncElasticsearch
 from core import geo
 from core.es_client import make_client
 from core.index_contract import IndexNames
-from service.access_log import silence_aiohttp_access_log
-from service.auth import Verifier
-from service.errors import problem_middleware
-from service.keys import ES, INDEX_NAMES, LIMITER, OPENAPI, SETTINGS, VERIFIER
-from service.metrics import METRICS, Metrics, timed_node_class
-from service.middleware import (
+from service.search.interpret import vocabulary
+from service.web.auth import Verifier
+from service.web.keys import ES, INDEX_NAMES, LIMITER, OPENAPI, SETTINGS, VERIFIER
+from service.web.logs import silence_aiohttp_access_log
+from service.web.metrics import METRICS, Metrics, timed_node_class
+from service.web.middleware import (
     auth_middleware,
     rate_limit_middleware,
     request_id_middleware,
     sandbox_middleware,
 )
-from service.observe import observe_middleware
-from service.openapi import openapi_document
-from service.ratelimit import RateLimiter
-from service.routes import setup_routes
-from service.search.interpret import vocabulary
-from service.settings import Settings
+from service.web.observe import observe_middleware
+from service.web.openapi import openapi_document
+from service.web.problems import problem_middleware
+from service.web.ratelimit import RateLimiter
+from service.web.routes import setup_routes
+from service.web.settings import Settings
 
 
 def make_es_client(settings: Settings, metrics: Metrics | None) -> AsyncElasticsearch:

@@ -1,0 +1,162 @@
+"""The documents the indexer stores and the service returns: one definition of each shape.
+
+A provider, a location and a plan are the same thing in the index and on the wire, so they are
+defined once, here, as TypedDicts: the indexer builds them as plain dict literals on its hot path
+(checked by mypy), and pydantic reads the same classes to generate the OpenAPI schemas of the
+service's answers (see ``service/web/openapi.py``). ``extra="forbid"`` makes the published schema
+closed, so a field added here without a schema change cannot slip out unnoticed.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, NotRequired
+
+from pydantic import ConfigDict, Field, with_config
+from typing_extensions import TypedDict  # pydantic needs it for TypedDicts on Python < 3.12
+
+CLOSED = ConfigDict(extra="forbid")
+Gender = Literal["F", "M", "X"]
+EntityType = Literal["individual", "organization"]
+NetworkStatus = Literal["in_network", "out_of_network"]
+IsoDate = Annotated[str, Field(json_schema_extra={"format": "date"})]
+
+
+@with_config(CLOSED)
+class Specialty(TypedDict):
+    code: Annotated[str, Field(description="NUCC taxonomy code")]
+    displayName: str | None
+    grouping: str | None
+    classification: str | None
+    specialization: str | None
+    primary: bool
+    licenseNumber: str | None
+    licenseState: str | None
+
+
+@with_config(CLOSED)
+class GroupAffiliation(TypedDict):
+    name: str
+    pacId: str | None
+
+
+@with_config(CLOSED)
+class HospitalAffiliation(TypedDict):
+    ccn: Annotated[str, Field(description="CMS Certification Number")]
+    name: str | None
+
+
+@with_config(CLOSED)
+class Provider(TypedDict):
+    id: Annotated[
+        str,
+        Field(
+            description="stable across reindexes (UUID v5 of the NPI)",
+            json_schema_extra={"format": "uuid"},
+        ),
+    ]
+    npis: list[str]
+    entityType: EntityType
+    organizationName: str | None
+    doingBusinessAs: str | None
+    firstName: str | None
+    lastName: str | None
+    middleName: str | None
+    prefix: str | None
+    suffix: str | None
+    gender: Gender | None
+    credentials: list[str]
+    languages: list[str]
+    groupAffiliations: list[GroupAffiliation]
+    hospitalAffiliations: list[HospitalAffiliation]
+    specialties: list[Specialty]
+    pcpEligible: bool
+    enumerationDate: IsoDate | None
+    lastUpdated: IsoDate | None
+
+
+@with_config(CLOSED)
+class Address(TypedDict):
+    line1: str | None
+    line2: str | None
+    city: str | None
+    state: str | None
+    zip: str | None
+    county: str | None
+    lat: float | None
+    lng: float | None
+
+
+@with_config(CLOSED)
+class Location(TypedDict):
+    id: str
+    npi: str
+    address: Address
+    phoneNumbers: list[str]
+    faxNumbers: list[str]
+    website: str | None
+    email: str | None
+    groupAffiliations: list[GroupAffiliation]
+    hospitalAffiliations: list[HospitalAffiliation]
+    pcpEligible: bool
+    source: Annotated[
+        str, Field(description="'nppes' (NPPES practice address) or 'dac' (Doctors & Clinicians)")
+    ]
+    geocodePrecision: Literal["zip5"] | None
+
+
+@with_config(CLOSED)
+class Plan(TypedDict):
+    """A Medicare Advantage plan (one bid id) in one contract year. ``_id``: ``plan_doc_id``."""
+
+    contractYear: int
+    bidId: str
+    contractId: str
+    planId: str
+    segmentId: str
+    planName: str | None
+    organization: str | None
+    planType: str | None
+    snpType: str | None
+    states: Annotated[list[str], Field(description="USPS codes, e.g. NH")]
+
+
+# ---- stored only: the search document and coverage rows are never answered as they are ----
+
+
+class SearchLocation(TypedDict):
+    point: NotRequired[dict[str, float]]
+    location: Location
+
+
+class SearchDoc(TypedDict):
+    """One per provider: text and filter fields, nested geo locations, the Provider to return."""
+
+    npi: str
+    entityType: str
+    gender: str | None
+    taxonomyCodes: list[str]
+    specialtyNames: list[str]  # NUCC display names, for facets
+    languages: list[str]
+    pcpEligible: bool
+    inNetwork: list[str]  # network_key of in-network coverage rows not terminated by the load
+    fullName: str
+    names: list[str]
+    organizations: list[str]
+    specialtyText: list[str]
+    credentials: list[str]
+    locations: list[SearchLocation]
+    provider: Provider
+
+
+class CoverageDoc(TypedDict):
+    """One row of an operator's coverage file. ``_id``: see ``coverage_doc_id``."""
+
+    contractYear: int
+    bidId: str  # canonical, see core.plans.canonical_bid_id
+    npi: str
+    locationId: str | None  # None: the whole provider, every location
+    networkStatus: NetworkStatus
+    acceptingNewPatients: bool | None
+    effectiveDate: str | None  # ISO date; None: since ever
+    terminationDate: str | None  # ISO date, exclusive; None: open-ended
+    source: str

@@ -1,0 +1,167 @@
+"""RFC 9457 problem+json: the one place where every failure becomes an answer.
+
+Edge code (auth, validation, rate limits) raises ``ProblemError`` directly; the service's own
+errors (``service.errors``) and aiohttp's HTTP exceptions are mapped here, once.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import NotRequired
+
+import orjson
+from aiohttp import web
+from pydantic import with_config
+from typing_extensions import TypedDict
+
+from core.documents import CLOSED
+from service.errors import (
+    BackendUnavailable,
+    DirectoryError,
+    InvalidInput,
+    ProviderNotFound,
+)
+from service.web.keys import REQUEST_ID
+from service.web.types import Handler
+
+PROBLEM_CONTENT_TYPE = "application/problem+json"
+PROBLEM_BASE = "https://provider-directory.example/problems/"
+RETRY_AFTER_S = 1
+log = logging.getLogger(__name__)
+
+
+@with_config(CLOSED)
+class FieldError(TypedDict):
+    field: str
+    message: str
+
+
+@with_config(CLOSED)
+class Problem(TypedDict):
+    """RFC 9457 problem details."""
+
+    type: str
+    title: str
+    status: int
+    detail: str
+    code: str  # stable, machine-readable error code
+    instance: str  # the request path
+    requestId: str  # the X-Request-ID of this request
+    errors: NotRequired[list[FieldError]]  # for validation errors: one entry per field
+
+
+class ProblemError(Exception):
+    """Raised by edge code to answer with a problem document."""
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        title: str,
+        detail: str,
+        *,
+        errors: list[FieldError] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.code = code
+        self.title = title
+        self.detail = detail
+        self.errors = errors
+        self.headers = headers or {}
+
+
+def invalid_request(errors: list[FieldError]) -> ProblemError:
+    summary = "; ".join(f"{e['field']}: {e['message']}" for e in errors[:5])
+    return ProblemError(400, "validation_error", "Bad Request", summary, errors=errors)
+
+
+def problem_response(request: web.Request, error: ProblemError) -> web.Response:
+    body: Problem = {
+        "type": PROBLEM_BASE + error.code,
+        "title": error.title,
+        "status": error.status,
+        "detail": error.detail,
+        "code": error.code,
+        "instance": request.path,
+        "requestId": request.get(REQUEST_ID, ""),
+    }
+    if error.errors is not None:
+        body["errors"] = error.errors
+    return web.Response(
+        status=error.status,
+        body=orjson.dumps(body),
+        content_type=PROBLEM_CONTENT_TYPE,
+        headers=error.headers,
+    )
+
+
+def from_directory_error(error: DirectoryError) -> ProblemError:
+    """The answer to each of the service's own errors."""
+    if isinstance(error, BackendUnavailable):
+        return ProblemError(
+            503,
+            "backend_unavailable",
+            "Service Unavailable",
+            f"{error}; retry shortly",
+            headers={"Retry-After": str(RETRY_AFTER_S)},
+        )
+    if isinstance(error, ProviderNotFound):
+        return ProblemError(404, "provider_not_found", "Not Found", str(error))
+    if isinstance(error, InvalidInput):
+        errors: list[FieldError] = [{"field": error.field, "message": str(error)}]
+        return ProblemError(400, error.code, "Bad Request", str(error), errors=errors)
+    return internal_error()
+
+
+_HTTP_CODES = {
+    400: ("bad_request", "Bad Request", "the request could not be read"),
+    404: ("not_found", "Not Found", "no such resource"),
+    405: ("method_not_allowed", "Method Not Allowed", "method not allowed for this resource"),
+    413: ("body_too_large", "Payload Too Large", "request body is too large"),
+    415: ("unsupported_media_type", "Unsupported Media Type", "send application/json"),
+}
+
+
+def _from_http_exception(error: web.HTTPException) -> ProblemError:
+    code, title, detail = _HTTP_CODES.get(
+        error.status, (f"http_{error.status}", error.reason, error.reason)
+    )
+    headers = {"Allow": error.headers["Allow"]} if "Allow" in error.headers else None
+    return ProblemError(error.status, code, title, detail, headers=headers)
+
+
+def internal_error() -> ProblemError:
+    return ProblemError(
+        500, "internal_error", "Internal Server Error", "an unexpected error occurred"
+    )
+
+
+@web.middleware
+async def problem_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    try:
+        return await handler(request)
+    except ProblemError as error:
+        return problem_response(request, error)
+    except DirectoryError as error:
+        return problem_response(request, from_directory_error(error))
+    except web.HTTPException as error:
+        if error.status < 400:
+            raise
+        return problem_response(request, _from_http_exception(error))
+    except Exception:
+        _log_unexpected(request)
+        return problem_response(request, internal_error())
+
+
+def _log_unexpected(request: web.Request) -> None:
+    request_id = request.get(REQUEST_ID, "")
+    log.exception(
+        "unexpected error on %s %s (request id %s)",
+        request.method,
+        request.path,
+        request_id,
+        extra={"request_id": request_id},
+    )
+
