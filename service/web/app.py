@@ -18,7 +18,7 @@ from core.index_contract import IndexNames
 from service.search.interpret import vocabulary
 from service.web.auth import Verifier
 from service.web.keys import ES, INDEX_NAMES, LIMITER, OPENAPI, SETTINGS, VERIFIER
-from service.web.logs import silence_aiohttp_access_log
+from service.web.logs import tame_aiohttp_logs
 from service.web.metrics import METRICS, Metrics, timed_node_class
 from service.web.middleware import (
     auth_middleware,
@@ -76,7 +76,7 @@ def _middlewares(settings: Settings) -> list[Middleware]:
 
 def create_app(settings: Settings | None = None) -> web.Application:
     settings = settings or Settings()
-    silence_aiohttp_access_log()
+    tame_aiohttp_logs()
     app = web.Application(
         middlewares=_middlewares(settings), client_max_size=settings.max_body_bytes
     )

@@ -12,6 +12,7 @@ from typing import Any
 
 import orjson
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
 
 from service.web.keys import REQUEST_ID, SUBJECT
 from service.web.metrics import route_label
@@ -59,10 +60,31 @@ class JsonFormatter(logging.Formatter):
         return orjson.dumps(entry).decode()
 
 
-def silence_aiohttp_access_log() -> None:
+class MalformedRequestFilter(logging.Filter):
+    """aiohttp answers a request it cannot parse (a NUL byte in a header, a bad request line)
+    with a 400 itself, and logs an ERROR with a traceback. That is the client's mistake, not
+    ours: one WARNING line instead, with the parser's reason but never the offending bytes
+    (they may hold a header value, e.g. a token)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, HttpProcessingError):
+            reason = (error.message or "unreadable request").splitlines()[0].rstrip(":")
+            remote = record.args[0] if isinstance(record.args, tuple) and record.args else "?"
+            record.msg, record.args = "malformed request from %s: %s", (remote, reason)
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+            record.exc_info = record.exc_text = None
+        return True
+
+
+def tame_aiohttp_logs() -> None:
     """aiohttp's own access line holds the request line, query string included, so a token put
-    in a URL would be logged; this module's line replaces it however the app is run."""
+    in a URL would be logged: this module's line replaces it however the app is run. Malformed
+    requests are one warning line (MalformedRequestFilter)."""
     logging.getLogger("aiohttp.access").disabled = True
+    server_log = logging.getLogger("aiohttp.server")
+    if not any(isinstance(f, MalformedRequestFilter) for f in server_log.filters):
+        server_log.addFilter(MalformedRequestFilter())
 
 
 def configure_logging(level: int = logging.INFO) -> None:
