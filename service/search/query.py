@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 from core.index_contract import network_key
 from core.plans import canonical_bid_id
+from service.search.facets import facet_aggregations
+from service.search.geo_clauses import distance_sort, point, radius_filter
 from service.search.interpret import Interpretation, words
 from service.search.models import SearchRequest
 from service.search.places import ResolvedPlace
@@ -27,19 +29,9 @@ TEXT_FIELDS = [
     "languageText",
 ]
 MAX_LOCATIONS_PER_RESULT = 100  # Elasticsearch's default max_inner_result_window
-DISTANCE_BANDS = [(0, 5), (5, 10), (10, 25), (25, None)]
 CLOSENESS_WEIGHT = 3.0
 SPECIALTY_BOOST = 5.0
 FUZZY_WEIGHT = 0.8  # a typo match scores a little below the exact word
-FACET_SIZE = 20
-
-
-def _point(place: ResolvedPlace) -> dict[str, float]:
-    return {"lat": place.lat, "lon": place.lng}
-
-
-def _radius_filter(place: ResolvedPlace, radius_miles: float) -> Body:
-    return {"geo_distance": {"distance": f"{radius_miles}mi", "locations.point": _point(place)}}
 
 
 def _in_radius(place: ResolvedPlace, radius_miles: float) -> Body:
@@ -47,25 +39,13 @@ def _in_radius(place: ResolvedPlace, radius_miles: float) -> Body:
     return {
         "nested": {
             "path": "locations",
-            "query": _radius_filter(place, radius_miles),
+            "query": radius_filter(place, radius_miles),
             "inner_hits": {
                 "name": "in_radius",
                 "size": MAX_LOCATIONS_PER_RESULT,
                 "_source": ["locations.location"],
-                "sort": [_distance_sort(place)],
+                "sort": [distance_sort(place)],
             },
-        }
-    }
-
-
-def _distance_sort(place: ResolvedPlace) -> Body:
-    return {
-        "_geo_distance": {
-            "locations.point": _point(place),
-            "order": "asc",
-            "unit": "mi",
-            "mode": "min",
-            "distance_type": "arc",
         }
     }
 
@@ -78,12 +58,12 @@ def _closeness(place: ResolvedPlace, radius_miles: float) -> Body:
             "score_mode": "max",
             "query": {
                 "function_score": {
-                    "query": _radius_filter(place, radius_miles),
+                    "query": radius_filter(place, radius_miles),
                     "functions": [
                         {
                             "gauss": {
                                 "locations.point": {
-                                    "origin": _point(place),
+                                    "origin": point(place),
                                     "scale": f"{max(radius_miles / 2, 0.5)}mi",
                                 }
                             }
@@ -197,50 +177,12 @@ def _query(
 
 def _sort(request: SearchRequest, place: ResolvedPlace | None) -> list[Body]:
     if request.effective_sort == "distance" and place is not None:
-        nested = {"path": "locations", "filter": _radius_filter(place, request.radius_miles)}
+        nested = {"path": "locations", "filter": radius_filter(place, request.radius_miles)}
         return [
-            {"_geo_distance": {**_distance_sort(place)["_geo_distance"], "nested": nested}},
+            {"_geo_distance": {**distance_sort(place)["_geo_distance"], "nested": nested}},
             {"npi": "asc"},
         ]
     return [{"_score": "desc"}, {"npi": "asc"}]
-
-
-def _facets(place: ResolvedPlace | None, radius_miles: float) -> Body:
-    aggs: Body = {
-        "specialty": {"terms": {"field": "specialtyNames", "size": FACET_SIZE}},
-        "gender": {"terms": {"field": "gender", "size": 5}},
-        "language": {"terms": {"field": "languages", "size": FACET_SIZE}},
-    }
-    if place is not None:
-        ranges = [
-            {"key": band_key(low, high), "from": low, **({"to": high} if high else {})}
-            for low, high in DISTANCE_BANDS
-        ]
-        # Providers with a location in each band, counting only in-radius locations (a
-        # provider with locations in two bands counts in both).
-        bands = {
-            "geo_distance": {
-                "field": "locations.point",
-                "origin": _point(place),
-                "unit": "mi",
-                "ranges": ranges,
-            },
-            "aggs": {"providers": {"reverse_nested": {}}},
-        }
-        aggs["distance"] = {
-            "nested": {"path": "locations"},
-            "aggs": {
-                "in_radius": {
-                    "filter": _radius_filter(place, radius_miles),
-                    "aggs": {"bands": bands},
-                }
-            },
-        }
-    return aggs
-
-
-def band_key(low: int, high: int | None) -> str:
-    return f"{low}-{high}" if high is not None else f"{low}+"
 
 
 def build_search(
@@ -262,5 +204,5 @@ def build_search(
     else:
         body["from"] = request.offset
     if request.facets:
-        body["aggs"] = _facets(place, request.radius_miles)
+        body["aggs"] = facet_aggregations(place, request.radius_miles)
     return body

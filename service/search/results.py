@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any, cast
 
 from service.search.cursor import encode_cursor
+from service.search.facets import facets
 from service.search.interpret import Interpretation
 from service.search.models import (
-    FacetCount,
-    Facets,
     InterpretedQuery,
     SearchRequest,
     SearchResponse,
@@ -16,7 +15,7 @@ from service.search.models import (
     SearchResultLocation,
 )
 from service.search.places import ResolvedPlace
-from service.search.query import DISTANCE_BANDS, band_key, specialty_mode
+from service.search.query import specialty_mode
 
 Json = dict[str, Any]
 
@@ -62,30 +61,6 @@ def interpreted_query(
         },
         "radiusMiles": radius_miles if place is not None else None,
     }
-
-
-def facets(aggregations: Json) -> Facets:
-    def buckets(name: str) -> list[FacetCount]:
-        return [
-            {"value": b["key"], "count": b["doc_count"]}
-            for b in aggregations.get(name, {}).get("buckets", [])
-        ]
-
-    result: Facets = {
-        "specialty": buckets("specialty"),
-        "gender": buckets("gender"),
-        "language": buckets("language"),
-    }
-    if "distance" in aggregations:
-        counts = {
-            b["key"]: b["providers"]["doc_count"]
-            for b in aggregations["distance"]["in_radius"]["bands"]["buckets"]
-        }
-        result["distance"] = [
-            {"value": key, "count": counts.get(key, 0)}
-            for key in (band_key(lo, hi) for lo, hi in DISTANCE_BANDS)
-        ]
-    return result
 
 
 def search_response(
