@@ -16,6 +16,7 @@ from typing import Any
 from orjson import dumps
 from tqdm import tqdm
 
+from core.clock import today_utc
 from core.documents import CoverageDoc, Plan
 from core.index_contract import IndexKind, network_key, plan_doc_id
 from indexer.bulk import Action, Origin, action_lines
@@ -64,7 +65,7 @@ class ActionStream:
         self._report = report
         self._rejects = rejects
         self._progress = progress
-        self._today = today or date.today()
+        self._today = today or today_utc()
         self._networks: dict[int, tuple[str, ...]] = {}
         self._coverage_npis = NpiSet()
 

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from aiohttp import web
 
 from service.coverage.evaluate import evaluate
 from service.coverage.models import CoverageRequest
 from service.coverage.store import read_facts
 from service.web.jsonio import json_response
-from service.web.keys import ES, INDEX_NAMES
+from service.web.keys import ES, INDEX_NAMES, TODAY
 from service.web.middleware import requires_scope
 from service.web.validation import read_model
 
@@ -19,4 +17,4 @@ from service.web.validation import read_model
 async def check_coverage(http_request: web.Request) -> web.Response:
     request = await read_model(http_request, CoverageRequest)
     facts = await read_facts(http_request.app[ES], http_request.app[INDEX_NAMES], request)
-    return json_response(evaluate(request, facts, today=datetime.now(UTC).date()))
+    return json_response(evaluate(request, facts, today=http_request.app[TODAY]()))

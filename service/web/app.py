@@ -13,11 +13,12 @@ from aiohttp.typedefs import Middleware
 from elasticsearch import AsyncElasticsearch
 
 from core import geo
+from core.clock import Today, today_utc
 from core.es_client import make_client
 from core.index_contract import IndexNames
 from service.search.interpret import vocabulary
 from service.web.auth import Verifier
-from service.web.keys import ES, INDEX_NAMES, LIMITER, OPENAPI, SETTINGS, VERIFIER
+from service.web.keys import ES, INDEX_NAMES, LIMITER, OPENAPI, SETTINGS, TODAY, VERIFIER
 from service.web.logs import tame_aiohttp_logs
 from service.web.metrics import METRICS, Metrics, timed_node_class
 from service.web.middleware import (
@@ -74,13 +75,15 @@ def _middlewares(settings: Settings) -> list[Middleware]:
     return [*chain, problem_middleware, auth_middleware, rate_limit_middleware]
 
 
-def create_app(settings: Settings | None = None) -> web.Application:
+def create_app(settings: Settings | None = None, *, today: Today = today_utc) -> web.Application:
+    """The service; ``today`` is its clock for coverage dates (tests pin it)."""
     settings = settings or Settings()
     tame_aiohttp_logs()
     app = web.Application(
         middlewares=_middlewares(settings), client_max_size=settings.max_body_bytes
     )
     app[SETTINGS] = settings
+    app[TODAY] = today
     app[INDEX_NAMES] = IndexNames(settings.index_prefix)
     app[VERIFIER] = Verifier(settings)
     if settings.metrics_enabled:
