@@ -23,6 +23,7 @@ from service.web.settings import ALL_SCOPES, Settings
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "data" / "sample"
 TEST_SECRET = secrets.token_urlsafe(32)
+TEST_ES_TIMEOUT_S = 30.0
 
 ApiClient = TestClient[web.Request, web.Application]
 ClientFactory = Callable[..., Awaitable[ApiClient]]
@@ -79,6 +80,10 @@ def settings_for(es_url: str, names: IndexNames) -> Settings:
         elasticsearch_url=es_url,
         index_prefix=names.prefix,
         jwt_secret=TEST_SECRET,
+        # Not the production budget (0.9 s, one retry): a busy CI machine must not turn a slow
+        # answer into a 503. Tests about timeouts set their own.
+        es_request_timeout_s=TEST_ES_TIMEOUT_S,
+        es_max_retries=2,
     )
 
 

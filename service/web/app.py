@@ -44,7 +44,7 @@ def make_es_client(settings: Settings, metrics: Metrics | None) -> AsyncElastics
     return make_client(
         settings.elasticsearch_url,
         request_timeout=settings.es_request_timeout_s,
-        max_retries=1,
+        max_retries=settings.es_max_retries,
         dead_node_backoff_factor=0.5,
         max_dead_node_backoff=5.0,
         **options,

@@ -30,6 +30,7 @@ class Settings(BaseSettings):
     index_prefix: str = DEFAULT_PREFIX
     # Below 1 s so a hung node is a 503 within a second; searches take ~5-100 ms (BENCHMARKS.md).
     es_request_timeout_s: float = Field(default=0.9, gt=0)
+    es_max_retries: int = Field(default=1, ge=0, le=5)
 
     jwt_algorithms: list[str] = ["HS256"]
     jwt_secret: str | None = DEVELOPMENT_JWT_SECRET

@@ -1,0 +1,79 @@
+"""A loopback TCP proxy that plays an Elasticsearch node going away, hanging and coming back.
+
+Used by the outage tests and the outage fault harness (bench/outage_bench.py). The proxy holds
+its listening port for its whole life, so "the node is back on the same address" never races
+another process for a released port:
+- ``forward``: every byte goes to the upstream node and back;
+- ``reset``: connections are cut at once (open ones too), as a node that went away;
+- ``hang``: connections are accepted and never answered, as a node that stopped responding.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Literal
+from urllib.parse import urlsplit
+
+Mode = Literal["forward", "reset", "hang"]
+CHUNK = 65536
+
+
+class TcpProxy:
+    def __init__(self, upstream: str) -> None:
+        parts = urlsplit(upstream)
+        self._target = (parts.hostname or "127.0.0.1", parts.port or 9200)
+        self._server: asyncio.Server | None = None
+        self._writers: set[asyncio.StreamWriter] = set()
+        self._mode: Mode = "forward"
+        self.port = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    async def start(self) -> None:
+        self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+        self.port = self._server.sockets[0].getsockname()[1]
+
+    async def close(self) -> None:
+        self.set_mode("reset")
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+            self._server = None
+
+    def set_mode(self, mode: Mode) -> None:
+        """Switch behaviour; leaving ``forward`` cuts every open connection."""
+        self._mode = mode
+        if mode != "forward":
+            for writer in list(self._writers):
+                writer.transport.abort()
+            self._writers.clear()
+
+    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(ConnectionError, OSError):
+            while data := await reader.read(CHUNK):
+                writer.write(data)
+                await writer.drain()
+        writer.close()
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if self._mode == "reset":
+            writer.transport.abort()
+            return
+        self._writers.add(writer)
+        if self._mode == "hang":
+            with contextlib.suppress(ConnectionError, OSError):
+                while await reader.read(CHUNK):
+                    pass
+            return
+        try:
+            up_reader, up_writer = await asyncio.open_connection(*self._target)
+        except OSError:
+            writer.transport.abort()
+            return
+        self._writers.add(up_writer)
+        await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer))
+        self._writers.discard(writer)
+        self._writers.discard(up_writer)
