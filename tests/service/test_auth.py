@@ -8,6 +8,7 @@ from typing import Any
 
 import orjson
 import pytest
+import time_machine
 from jose import jwt
 
 from service.web.auth import InvalidToken, Verifier, mint_token
@@ -201,9 +202,11 @@ async def test_expiry_within_the_leeway_is_accepted(
 def test_a_cached_verification_never_outlives_the_token() -> None:
     settings = Settings(environment="test", jwt_secret="s" * 40, jwt_leeway_s=0)
     verifier = Verifier(settings)
-    token = mint_token(settings, ttl_s=1)
-    assert verifier.verify(token).subject == "developer"
-    assert verifier.verify(token).subject == "developer"  # answered from the cache
-    time.sleep(2.1)  # python-jose compares whole seconds
-    with pytest.raises(InvalidToken):
-        verifier.verify(token)
+    with time_machine.travel(time.time(), tick=False) as clock:
+        token = mint_token(settings, ttl_s=10)
+        assert verifier.verify(token).subject == "developer"
+        clock.shift(9)
+        assert verifier.verify(token).subject == "developer"  # answered from the cache
+        clock.shift(2)  # past exp: the cache must not answer, the signature check refuses
+        with pytest.raises(InvalidToken):
+            verifier.verify(token)
