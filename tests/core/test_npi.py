@@ -31,7 +31,8 @@ def test_check_digit_round_trip() -> None:
     assert with_check_digit("100300010") == "1003000100"
 
 
-def test_ids_are_stable_and_distinct() -> None:
-    assert provider_id("1003000100") == provider_id("1003000100")
+def test_ids_differ_between_providers_and_between_addresses() -> None:
+    # That they equal uuid5 in the contract namespace (so stable) is tests/indexer/test_documents.
     assert provider_id("1003000100") != provider_id("1003002106")
     assert location_id("1003000100", "A") != location_id("1003000100", "B")
+    assert location_id("1003000100", "A") != location_id("1003002106", "A")

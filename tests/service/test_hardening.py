@@ -13,9 +13,15 @@ from service.web.app import create_app
 from service.web.auth import mint_token
 from service.web.ratelimit import RateLimiter
 from service.web.settings import Settings
-from tests.conftest import ApiClient, ClientFactory
+from tests.conftest import SAMPLE_DIR, ApiClient, ClientFactory
+from tests.source_rows import active_rows
 
-PROVIDER = "/v2/providers/1003000100"
+NPI = "1003000100"
+PROVIDER = f"/v2/providers/{NPI}"
+# Another provider the sample holds, read from the sample file itself.
+OTHER_NPI = next(
+    row["NPI"] for row in active_rows(next(SAMPLE_DIR.glob("npidata_pfile*"))) if row["NPI"] != NPI
+)
 PROBLEM_FIELDS = {"type", "title", "status", "detail", "code", "instance", "requestId"}
 
 
@@ -149,9 +155,9 @@ async def test_conditional_get_with_etag(
     stale = await api.get(path, headers=auth_header | {"If-None-Match": '"stale"'})
     assert stale.status == 200
     assert await stale.read() == await first.read()
-    other = await api.get("/v2/providers/1003000126", headers=auth_header)
-    if other.status == 200:
-        assert other.headers["ETag"] != etag
+    other = await api.get(path.replace(NPI, OTHER_NPI), headers=auth_header)
+    assert other.status == 200
+    assert other.headers["ETag"] != etag
 
 
 async def test_rate_limit_per_subject(
