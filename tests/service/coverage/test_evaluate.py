@@ -10,6 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from core.documents import CoverageDoc, Location, NetworkStatus, Plan, Provider
+from core.npi import with_check_digit
 from service.coverage.evaluate import StoredFacts, effective_on, evaluate
 from service.coverage.models import MAX_BID_IDS, MAX_NPIS, CoverageRequest
 
@@ -27,6 +28,10 @@ def test_bid_ids_are_canonicalised_and_deduplicated() -> None:
     assert request.bidIds == ["H1234_001_000", "R5678_002_001"]
 
 
+def _valid_npis(count: int) -> list[dict[str, str]]:
+    return [{"npi": with_check_digit(str(100_000_000 + n))} for n in range(count)]
+
+
 @pytest.mark.parametrize(
     "fields",
     [
@@ -36,7 +41,7 @@ def test_bid_ids_are_canonicalised_and_deduplicated() -> None:
         {"bidIds": [f"H{n:04d}_001" for n in range(MAX_BID_IDS + 1)]},
         {"npis": [{"npi": "1003000101"}]},
         {"npis": []},
-        {"npis": [{"npi": f"{n}"} for n in range(MAX_NPIS + 1)]},
+        {"npis": _valid_npis(MAX_NPIS + 1)},
         {"contractYear": "2026"},
         {"asOf": "yesterday"},
         {"extra": 1},
@@ -45,6 +50,12 @@ def test_bid_ids_are_canonicalised_and_deduplicated() -> None:
 def test_invalid_requests(fields: dict[str, Any]) -> None:
     with pytest.raises(ValidationError):
         _request(**fields)
+
+
+def test_the_limits_themselves_are_accepted() -> None:
+    bids = [f"H{n:04d}_001" for n in range(MAX_BID_IDS)]
+    request = _request(bidIds=bids, npis=_valid_npis(MAX_NPIS))
+    assert (len(request.bidIds), len(request.npis)) == (MAX_BID_IDS, MAX_NPIS)
 
 
 def _row(
