@@ -6,6 +6,7 @@ from __future__ import annotations
 import secrets
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,9 @@ from service.web.settings import ALL_SCOPES, Settings
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "data" / "sample"
 TEST_SECRET = secrets.token_urlsafe(32)
 TEST_ES_TIMEOUT_S = 30.0
+# "Today" for the sample's load and its service, pinned: the day the sample's coverage rows
+# terminate (terminations are exclusive, so those rows are no longer in force on it).
+SAMPLE_TODAY = date(2026, 7, 1)
 
 ApiClient = TestClient[web.Request, web.Application]
 ClientFactory = Callable[..., Awaitable[ApiClient]]
@@ -69,7 +73,7 @@ async def loaded_sample(
 ) -> AsyncIterator[tuple[IndexNames, LoadReport]]:
     """The bundled sample loaded once under its own prefix, for read-only tests."""
     names = IndexNames(f"test-sample-{uuid.uuid4().hex[:8]}")
-    report = await load(es, sample_sources, LoadOptions(names=names))
+    report = await load(es, sample_sources, LoadOptions(names=names, today=SAMPLE_TODAY))
     yield names, report
     await _drop(es, names)
 
@@ -94,7 +98,7 @@ def sample_settings(es_url: str, loaded_sample: tuple[IndexNames, LoadReport]) -
 
 @pytest.fixture
 async def api(aiohttp_client: ClientFactory, sample_settings: Settings) -> ApiClient:
-    return await aiohttp_client(create_app(sample_settings))
+    return await aiohttp_client(create_app(sample_settings, today=lambda: SAMPLE_TODAY))
 
 
 @pytest.fixture

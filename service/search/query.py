@@ -170,7 +170,8 @@ def _query(
         should.append(specialty_clause(interpretation.taxonomy_codes, boost=SPECIALTY_BOOST))
     if place is not None:
         filters.append(_in_radius(place, request.radius_miles))
-        should.append(_closeness(place, request.radius_miles))
+        if request.effective_sort == "relevance":  # sorted by distance, a score is unused
+            should.append(_closeness(place, request.radius_miles))
     must = [required] if required else []
     return {"bool": {"must": must, "filter": filters, "should": should}}
 

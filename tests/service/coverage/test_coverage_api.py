@@ -13,11 +13,10 @@ from typing import Any
 import pytest
 
 from core.npi import with_check_digit
-from tests.conftest import SAMPLE_DIR, ApiClient
+from tests.conftest import SAMPLE_DIR, SAMPLE_TODAY, ApiClient
 from tests.source_rows import active_rows
 
 Row = dict[str, str]
-TODAY = date.today()
 
 
 def _bid(text: str) -> str:
@@ -71,7 +70,7 @@ async def test_answers_equal_the_coverage_file(
     pairs = sorted({(r["bid_id"], r["npi"]) for r in coverage_rows})[::7][:40]
     bids = list(dict.fromkeys(bid for bid, _ in pairs))[:10]
     npis = list(dict.fromkeys(npi for bid, npi in pairs if bid in bids))[:100]
-    for day in (TODAY, date(2026, 1, 1), date(2026, 12, 31)):
+    for day in (SAMPLE_TODAY, date(2026, 1, 1), date(2026, 12, 31)):
         answer = await _coverage(
             api,
             auth_header,
@@ -105,10 +104,10 @@ async def test_location_rows(
             contractYear=2026,
             bidIds=[row["bid_id"]],
             npis=[{"npi": row["npi"], "locationIds": [row["location_id"]]}],
-            asOf=(row["effective_date"] or TODAY.isoformat()),
+            asOf=(row["effective_date"] or SAMPLE_TODAY.isoformat()),
         )
         [location] = group["providers"][0]["locations"]
-        day = date.fromisoformat(row["effective_date"]) if row["effective_date"] else TODAY
+        day = date.fromisoformat(row["effective_date"]) if row["effective_date"] else SAMPLE_TODAY
         assert location["id"] == row["location_id"]
         assert location["networkStatus"] == expected_status(
             coverage_rows, row["bid_id"], row["npi"], row["location_id"], day
@@ -177,7 +176,7 @@ async def test_in_network_search_returns_only_listed_providers(
     per_plan: dict[str, set[str]] = defaultdict(set)
     for r in coverage_rows:
         if r["network_status"] == "in_network" and (
-            not r["termination_date"] or date.fromisoformat(r["termination_date"]) >= TODAY
+            not r["termination_date"] or date.fromisoformat(r["termination_date"]) > SAMPLE_TODAY
         ):
             per_plan[r["bid_id"]].add(r["npi"])
     bid, members = max(per_plan.items(), key=lambda item: len(item[1]))

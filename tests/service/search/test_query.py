@@ -40,9 +40,17 @@ def test_radius_is_a_nested_geo_filter_with_distance_sorted_inner_hits() -> None
 
 def test_default_radius_is_25_miles_and_location_only_sorts_by_distance() -> None:
     body = _body(location="10013")
-    assert _find(body["query"], "distance") == ["25.0mi", "25.0mi"]
+    [nested] = [f["nested"] for f in body["query"]["bool"]["filter"] if "nested" in f]
+    assert nested["query"]["geo_distance"]["distance"] == "25.0mi"
+    assert body["query"]["bool"]["should"] == []  # sorted by distance: nothing to score
     assert "_geo_distance" in body["sort"][0]
     assert body["sort"][0]["_geo_distance"]["nested"]["path"] == "locations"
+
+
+def test_with_text_nearer_providers_score_higher() -> None:
+    body = _body(query="smith", location="10013")
+    decays = _find(body["query"]["bool"]["should"], "gauss")
+    assert [d["locations.point"]["scale"] for d in decays] == ["12.5mi"]  # half the radius
 
 
 def test_text_is_matched_word_by_word_with_fuzziness_never_as_syntax() -> None:
