@@ -25,6 +25,7 @@ class TcpProxy:
         self._target = (parts.hostname or "127.0.0.1", parts.port or 9200)
         self._server: asyncio.Server | None = None
         self._writers: set[asyncio.StreamWriter] = set()
+        self._handlers: set[asyncio.Task[None]] = set()
         self._mode: Mode = "forward"
         self.port = 0
 
@@ -37,9 +38,11 @@ class TcpProxy:
         self.port = self._server.sockets[0].getsockname()[1]
 
     async def close(self) -> None:
+        """Cut every connection, wait for their handlers to end, release the port."""
         self.set_mode("reset")
         if self._server is not None:
             self._server.close()
+            await asyncio.gather(*self._handlers, return_exceptions=True)
             await self._server.wait_closed()
             self._server = None
 
@@ -59,6 +62,10 @@ class TcpProxy:
         writer.close()
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self._handlers.add(task)
+            task.add_done_callback(self._handlers.discard)
         if self._mode == "reset":
             writer.transport.abort()
             return
