@@ -101,6 +101,22 @@ async def api(aiohttp_client: ClientFactory, sample_settings: Settings) -> ApiCl
     return await aiohttp_client(create_app(sample_settings, today=lambda: SAMPLE_TODAY))
 
 
+BOOM_PATH = "/boom"
+BOOM_MESSAGE = "secret internals"
+
+
+@pytest.fixture
+async def failing_api(aiohttp_client: ClientFactory, sample_settings: Settings) -> ApiClient:
+    """The service with one extra route, GET /boom, that fails in an unexpected way."""
+
+    async def boom(_request: web.Request) -> web.Response:
+        raise RuntimeError(BOOM_MESSAGE)
+
+    app = create_app(sample_settings, today=lambda: SAMPLE_TODAY)
+    app.router.add_get(BOOM_PATH, boom)
+    return await aiohttp_client(app)
+
+
 @pytest.fixture
 def auth_header(sample_settings: Settings) -> dict[str, str]:
     return {"Authorization": f"Bearer {mint_token(sample_settings, scopes=ALL_SCOPES)}"}

@@ -7,13 +7,12 @@ import logging
 from typing import Any
 
 import pytest
-from aiohttp import web
 
 from service.web.app import create_app
 from service.web.auth import mint_token
 from service.web.ratelimit import RateLimiter
 from service.web.settings import Settings
-from tests.conftest import SAMPLE_DIR, ApiClient, ClientFactory
+from tests.conftest import BOOM_MESSAGE, BOOM_PATH, SAMPLE_DIR, ApiClient, ClientFactory
 from tests.source_rows import active_rows
 
 NPI = "1003000100"
@@ -104,21 +103,13 @@ async def test_body_over_the_limit_is_a_413_problem(
 
 
 async def test_unexpected_errors_are_logged_500_problems(
-    aiohttp_client: ClientFactory,
-    sample_settings: Settings,
-    caplog: pytest.LogCaptureFixture,
+    failing_api: ApiClient, caplog: pytest.LogCaptureFixture
 ) -> None:
-    async def boom(_request: web.Request) -> web.Response:
-        raise RuntimeError("secret internals")
-
-    app = create_app(sample_settings)
-    app.router.add_get("/boom", boom)
-    client = await aiohttp_client(app)
     caplog.set_level(logging.ERROR, logger="service.web.problems")
-    response = await client.get("/boom", headers={"X-Request-ID": "trace-500"})
+    response = await failing_api.get(BOOM_PATH, headers={"X-Request-ID": "trace-500"})
     body = await problem(response, 500, "internal_error")
     assert body["requestId"] == "trace-500"
-    assert "secret internals" not in await response.text()
+    assert BOOM_MESSAGE not in await response.text()
     [record] = [r for r in caplog.records if r.name == "service.web.problems"]
     assert "trace-500" in record.getMessage()
     assert record.exc_info is not None

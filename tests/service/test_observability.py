@@ -7,13 +7,12 @@ import logging
 import re
 
 import pytest
-from aiohttp import web
 
 from service.web.app import create_app
 from service.web.auth import mint_token
 from service.web.logs import JsonFormatter
 from service.web.settings import Settings
-from tests.conftest import ApiClient, ClientFactory
+from tests.conftest import BOOM_PATH, ApiClient, ClientFactory
 
 PROVIDER = "/v2/providers/1003000100"
 
@@ -48,14 +47,9 @@ async def test_one_json_access_line_per_request(
 
 
 async def test_tokens_never_reach_the_logs(
-    aiohttp_client: ClientFactory, sample_settings: Settings, caplog: pytest.LogCaptureFixture
+    failing_api: ApiClient, sample_settings: Settings, caplog: pytest.LogCaptureFixture
 ) -> None:
-    async def boom(_request: web.Request) -> web.Response:
-        raise RuntimeError("failure while a token was around")
-
-    app = create_app(sample_settings)
-    app.router.add_get("/boom", boom)
-    client = await aiohttp_client(app)
+    client = failing_api
     token = mint_token(sample_settings)
     expired = mint_token(sample_settings, ttl_s=1).rsplit(".", 1)[0] + ".forged"
     caplog.set_level(logging.DEBUG)
@@ -64,7 +58,7 @@ async def test_tokens_never_reach_the_logs(
         await client.get(PROVIDER, headers=auth)
         await client.get(f"{PROVIDER}?access_token={value}")
         await client.post("/v2/providers/search", json={"query": value[:200]}, headers=auth)
-        await client.get("/boom", headers=auth)
+        await client.get(BOOM_PATH, headers=auth)
         await client.get("/v2/providers/123", headers=auth)
     formatter = JsonFormatter()
     text = "\n".join(formatter.format(r) + r.getMessage() for r in caplog.records)

@@ -9,7 +9,7 @@ bench/outage_bench.py (BENCHMARKS.md), not asserted here.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
 
@@ -54,20 +54,26 @@ async def _statuses(client: ApiClient, auth: dict[str, str]) -> list[int]:
     return statuses
 
 
-async def _client(
-    aiohttp_client: ClientFactory, settings: Settings, proxy: TcpProxy, timeout_s: float
-) -> ApiClient:
-    update = {"elasticsearch_url": proxy.url, "es_request_timeout_s": timeout_s}
-    return await aiohttp_client(create_app(settings.model_copy(update=update)))
+ProxiedClient = Callable[[float], Awaitable[ApiClient]]
+
+
+@pytest.fixture
+def proxied_client(
+    aiohttp_client: ClientFactory, sample_settings: Settings, proxy: TcpProxy
+) -> ProxiedClient:
+    """A service whose Elasticsearch is behind the proxy, with the given request timeout."""
+
+    async def make(timeout_s: float) -> ApiClient:
+        update = {"elasticsearch_url": proxy.url, "es_request_timeout_s": timeout_s}
+        return await aiohttp_client(create_app(sample_settings.model_copy(update=update)))
+
+    return make
 
 
 async def test_outage_is_503_and_recovery_needs_no_restart(
-    aiohttp_client: ClientFactory,
-    sample_settings: Settings,
-    auth_header: dict[str, str],
-    proxy: TcpProxy,
+    proxied_client: ProxiedClient, auth_header: dict[str, str], proxy: TcpProxy
 ) -> None:
-    client = await _client(aiohttp_client, sample_settings, proxy, timeout_s=10.0)
+    client = await proxied_client(10.0)
     assert await _statuses(client, auth_header) == [200] * 4
 
     proxy.set_mode("reset")
@@ -81,12 +87,9 @@ async def test_outage_is_503_and_recovery_needs_no_restart(
 
 
 async def test_a_hung_node_is_a_503_once_the_request_times_out(
-    aiohttp_client: ClientFactory,
-    sample_settings: Settings,
-    auth_header: dict[str, str],
-    proxy: TcpProxy,
+    proxied_client: ProxiedClient, auth_header: dict[str, str], proxy: TcpProxy
 ) -> None:
-    client = await _client(aiohttp_client, sample_settings, proxy, timeout_s=0.2)
+    client = await proxied_client(0.2)
     proxy.set_mode("hang")
     assert await _statuses(client, auth_header) == [503] * 4
     proxy.set_mode("forward")
