@@ -16,12 +16,13 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 run: install
-	$(PY) scripts/run_dev.py
+	$(PY) -m devtools.run_dev
 
 test: lint typecheck pytest
 
 lint: install
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
 
 typecheck: install
 	$(VENV)/bin/mypy
@@ -33,25 +34,25 @@ token: install
 	@$(PY) -m service.cli token
 
 es-start: install
-	$(PY) -m core.es_launcher start
+	$(PY) -m devtools.es_launcher start
 
 es-stop: install
-	$(PY) -m core.es_launcher stop
+	$(PY) -m devtools.es_launcher stop
 
 es-status: install
-	$(PY) -m core.es_launcher status
+	$(PY) -m devtools.es_launcher status
 
 # Search and coverage harnesses against an index already loaded under BENCH_PREFIX (`make run`
 # loads the sample under the default prefix); the indexer harness and the 134k/1M runs are in
 # BENCHMARKS.md.
 BENCH_PREFIX ?= provider-directory
 bench: install
-	export ELASTICSEARCH_URL=$$($(PY) -m core.es_launcher start) && \
+	export ELASTICSEARCH_URL=$$($(PY) -m devtools.es_launcher start) && \
 	$(PY) -m bench.search_bench --prefix $(BENCH_PREFIX) && \
 	$(PY) -m bench.coverage_bench --prefix $(BENCH_PREFIX)
 
 sample: install
-	$(PY) scripts/build_sample.py
+	$(PY) -m devtools.build_sample
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

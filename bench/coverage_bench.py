@@ -9,13 +9,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 from typing import Any
 
 import aiohttp
 import orjson
 
-from bench.search_bench import compare, run_level, start_service, wait_ready
+from bench.search_bench import (
+    compare,
+    harness_parser,
+    parse_harness_args,
+    run_level,
+    start_service,
+    wait_ready,
+)
 from core.index_contract import IndexNames
 from service.coverage.models import CoverageRequest
 from service.coverage.store import coverage_searches
@@ -97,18 +103,10 @@ async def main_async(args: argparse.Namespace) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--es-url", default=os.environ.get("ELASTICSEARCH_URL"))
-    parser.add_argument("--prefix", required=True)
-    parser.add_argument("--seconds", type=float, default=20)
-    parser.add_argument("--levels", type=lambda s: [int(x) for x in s.split(",")], default=[1, 4])
+    parser = harness_parser(__doc__, levels=[1, 4], port=8098)
     parser.add_argument("--bids", type=int, default=10)
     parser.add_argument("--npis", type=int, default=100)
-    parser.add_argument("--port", type=int, default=8098)
-    args = parser.parse_args()
-    if not args.es_url:
-        parser.error("--es-url or ELASTICSEARCH_URL is required")
-    asyncio.run(main_async(args))
+    asyncio.run(main_async(parse_harness_args(parser)))
 
 
 if __name__ == "__main__":

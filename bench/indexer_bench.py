@@ -23,7 +23,6 @@ import argparse
 import asyncio
 import dataclasses
 import json
-import os
 import resource
 import statistics
 import subprocess
@@ -40,9 +39,10 @@ import orjson
 from elasticsearch import AsyncElasticsearch
 from elasticsearch.helpers import async_bulk
 
-from core import es_launcher
 from core.es_client import make_client
 from core.index_contract import INDEX_KINDS, IndexNames
+from devtools import es_launcher
+from devtools.settings import LauncherSettings
 from indexer import versions
 from indexer.load import LoadOptions, SourceFiles, read_side_tables
 from indexer.pipeline import ActionStream
@@ -260,7 +260,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--chunk-size", type=int, default=LoadOptions.chunk_size)
     parser.add_argument("--concurrency", type=int, default=LoadOptions.concurrency)
-    parser.add_argument("--es-url", default=os.environ.get("ELASTICSEARCH_URL"))
+    parser.add_argument("--es-url", default=LauncherSettings().elasticsearch_url)
     parser.add_argument("--scratch", type=Path, help="where the NDJSON goes (default: /tmp)")
     parser.add_argument(
         "--stream-only",

@@ -22,6 +22,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from elasticsearch import AsyncElasticsearch, TransportError
 
 from core.es_client import make_client
+from devtools import es_launcher
 from devtools.tcp_proxy import Mode, TcpProxy
 from service.web.app import create_app
 from service.web.auth import mint_token
@@ -100,7 +101,7 @@ def main() -> None:
     parser.add_argument("--prefix", required=True)
     parser.add_argument("--rounds", type=int, default=20)
     args = parser.parse_args()
-    es_url = Settings().elasticsearch_url  # ELASTICSEARCH_URL
+    es_url = es_launcher.start().url  # ELASTICSEARCH_URL, or the development node
     print("\n".join(asyncio.run(run(es_url, args.prefix, args.rounds))))
 
 

@@ -26,6 +26,7 @@ import aiohttp
 import orjson
 
 from core.index_contract import IndexNames
+from devtools.settings import LauncherSettings
 from service.search.interpret import interpret
 from service.search.models import SearchRequest
 from service.search.places import UnknownPlace, resolve
@@ -269,21 +270,29 @@ async def main_async(args: argparse.Namespace) -> None:
         process.wait(timeout=10)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--es-url", default=os.environ.get("ELASTICSEARCH_URL"), required=False)
+def harness_parser(doc: str | None, levels: list[int], port: int) -> argparse.ArgumentParser:
+    """The options every service-vs-Elasticsearch harness takes."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0] if doc else None)
+    parser.add_argument("--es-url", default=LauncherSettings().elasticsearch_url)
     parser.add_argument("--prefix", required=True)
     parser.add_argument("--seconds", type=float, default=20)
-    parser.add_argument(
-        "--levels", type=lambda s: [int(x) for x in s.split(",")], default=[1, 4, 16]
-    )
-    parser.add_argument("--queries", type=int, default=240)
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--port", type=int, default=8099)
+    parser.add_argument("--levels", type=lambda s: [int(x) for x in s.split(",")], default=levels)
+    parser.add_argument("--port", type=int, default=port)
+    return parser
+
+
+def parse_harness_args(parser: argparse.ArgumentParser) -> argparse.Namespace:
     args = parser.parse_args()
     if not args.es_url:
         parser.error("--es-url or ELASTICSEARCH_URL is required")
-    asyncio.run(main_async(args))
+    return args
+
+
+def main() -> None:
+    parser = harness_parser(__doc__, levels=[1, 4, 16], port=8099)
+    parser.add_argument("--queries", type=int, default=240)
+    parser.add_argument("--seed", type=int, default=7)
+    asyncio.run(main_async(parse_harness_args(parser)))
 
 
 if __name__ == "__main__":

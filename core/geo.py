@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 
@@ -65,6 +66,11 @@ def zip5(postal_code: str) -> str | None:
     if len(digits) not in (5, 9) or not digits.isdigit():
         return None
     return digits[:5]
+
+
+def all_zip_places() -> Iterator[ZipPlace]:
+    """Every ZIP with real coordinates, in the package's order."""
+    return iter(_zip_table().values())
 
 
 def lookup_zip(postal_code: str) -> ZipPlace | None:

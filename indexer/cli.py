@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import signal
 import sys
 from pathlib import Path
@@ -14,17 +13,18 @@ import orjson
 from elasticsearch import ApiError, TransportError
 
 from core.es_client import make_client
-from core.index_contract import DEFAULT_PREFIX, IndexNames
+from core.index_contract import IndexNames
 from indexer import versions
 from indexer.generate import generate_nppes
 from indexer.generate_coverage import generate_coverage
 from indexer.load import LoadError, LoadOptions, SourceFiles, load
 from indexer.report import LoadReport, format_report
+from indexer.settings import IndexerSettings
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "data" / "sample"
 
 
-def _load_parser(parser: argparse.ArgumentParser) -> None:
+def _load_parser(parser: argparse.ArgumentParser, settings: IndexerSettings) -> None:
     parser.add_argument("--source-dir", type=Path, help="directory holding the source files")
     parser.add_argument("--nppes", type=Path, help="NPPES npidata_pfile CSV (plain or gzip)")
     parser.add_argument("--nucc", type=Path, help="NUCC taxonomy CSV")
@@ -34,8 +34,8 @@ def _load_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plan-county", type=Path, help="Plan Finder plan-by-county CSV")
     parser.add_argument("--zip-plan", type=Path, help="Plan Finder plan-by-ZIP CSV")
     parser.add_argument("--coverage", type=Path, action="append", help="coverage CSV (repeatable)")
-    parser.add_argument("--shards", type=int, default=int(os.environ.get("PD_SHARDS", "1")))
-    parser.add_argument("--replicas", type=int, default=int(os.environ.get("PD_REPLICAS", "0")))
+    parser.add_argument("--shards", type=int, default=settings.shards, help="PD_SHARDS")
+    parser.add_argument("--replicas", type=int, default=settings.replicas, help="PD_REPLICAS")
     parser.add_argument("--max-bulk-errors", type=int, default=0)
     parser.add_argument("--chunk-size", type=int, default=LoadOptions.chunk_size)
     parser.add_argument("--concurrency", type=int, default=LoadOptions.concurrency)
@@ -68,18 +68,20 @@ def _generate_parsers(commands: argparse._SubParsersAction[argparse.ArgumentPars
     coverage.add_argument("--seed", type=int, default=1)
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(settings: IndexerSettings) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="provider-indexer", description=__doc__)
     parser.add_argument(
-        "--es-url", default=os.environ.get("ELASTICSEARCH_URL", "http://127.0.0.1:9200")
+        "--es-url", default=settings.elasticsearch_url, help="default: ELASTICSEARCH_URL"
     )
     parser.add_argument(
         "--prefix",
-        default=os.environ.get("PD_INDEX_PREFIX", DEFAULT_PREFIX),
-        help="index/alias name prefix",
+        default=settings.index_prefix,
+        help="index/alias name prefix (default: PD_INDEX_PREFIX)",
     )
     commands = parser.add_subparsers(dest="command", required=True)
-    _load_parser(commands.add_parser("load", help="load the sources into a new version, swap"))
+    _load_parser(
+        commands.add_parser("load", help="load the sources into a new version, swap"), settings
+    )
     commands.add_parser("status", help="what each alias points to, documents, when loaded")
     commands.add_parser("rollback", help="swap every alias back to the previous version")
     _generate_parsers(commands)
@@ -159,7 +161,7 @@ def _generate(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = _parser(IndexerSettings()).parse_args(argv)
     try:
         if args.command.startswith("generate"):
             return _generate(args)

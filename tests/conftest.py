@@ -14,9 +14,9 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient
 from elasticsearch import AsyncElasticsearch
 
-from core import es_launcher
 from core.es_client import make_client
 from core.index_contract import IndexNames
+from devtools import es_launcher
 from indexer.load import LoadOptions, LoadReport, SourceFiles, load
 from service.web.app import create_app
 from service.web.auth import mint_token

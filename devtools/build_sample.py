@@ -17,25 +17,31 @@ Why a script: the sample must be reproducible and reviewable. Every choice is
 deterministic (metro caps take the lowest NPIs, files keep their source order, gzip is
 written with ``mtime=0`` and no file name), so running it twice gives identical bytes.
 
+The NPPES selection, the metros and the run's report live here (about 300 lines, most of them
+the declarative choice of what is sampled); the DAC and hospital slices are in
+``devtools/sample_side_files.py``, the format-preserving CSV writing in ``devtools/csv_subsets.py``,
+and ZIP geography and CCN rules are the indexer's own.
+
 Usage (from the repository root)::
 
-    .venv/bin/python scripts/build_sample.py --raw ../shared/data/raw --out data/sample
+    .venv/bin/python -m devtools.build_sample --raw ../shared/data/raw --out data/sample
 """
 
 import argparse
-import codecs
-import csv
-import gzip
 import hashlib
-import io
-import math
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple, TextIO
+from typing import NamedTuple
 
-import zipcodes
+from core.geo import all_zip_places, haversine_miles
+from devtools.csv_subsets import (
+    TextFormat,
+    column_index,
+    detect_format,
+    read_csv,
+    write_gzip_csv,
+)
+from devtools.sample_side_files import DAC_SPECS, DacResult, dac_npis, subset_dac, subset_hospitals
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_RAW = REPO_ROOT.parent / "shared" / "data" / "raw"
@@ -52,10 +58,7 @@ COL_REACTIVATED = "NPI Reactivation Date"
 
 DEACTIVATED_ONLY_COUNT = 80  # deactivated, never reactivated (empty Entity Type Code)
 REACTIVATED_COUNT = 20  # deactivated then reactivated
-DAC_MISSING_PER_FILE = 10  # DAC NPIs absent from NPPES, kept per DAC file
-EARTH_RADIUS_MILES = 3958.8
 WHOLE_COPY_LIMIT = 1_000_000  # bytes; MA plan files above this would need a filter
-CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -82,31 +85,6 @@ METROS: tuple[Metro, ...] = (
 )
 
 
-@dataclass(frozen=True)
-class DacSpec:
-    """One DAC-family source file and the sample file cut from it."""
-
-    source: str
-    target: str
-    ccn_columns: tuple[str, ...]
-
-
-DAC_SPECS: tuple[DacSpec, ...] = (
-    DacSpec(
-        "dac/doctorspoint_DAC_NationalDownloadableFile.csv",
-        "dac_2021_layout.csv",
-        tuple(f"hosp_afl_{i}" for i in range(1, 6)),
-    ),
-    DacSpec(
-        "dac/Physician_Compare_National_Downloadable_File_2017.csv",
-        "physician_compare_2017_layout.csv",
-        tuple(f"Hospital affiliation CCN {i}" for i in range(1, 6)),
-    ),
-    DacSpec("dac/arthi_DAC_NationalDownloadableFile_ME_reduced.csv", "dac_me_reduced.csv", ()),
-)
-
-HOSPITAL_SOURCE = "hospitals/Hospital_General_Information.csv"
-HOSPITAL_TARGET = "Hospital_General_Information.csv"
 WHOLE_COPIES: tuple[tuple[str, str], ...] = (
     ("nucc/nucc_taxonomy_251.csv", "nucc_taxonomy_251.csv"),
     ("ma_plans/medicare_plan_finder_2026_plans.csv", "medicare_plan_finder_2026_plans.csv"),
@@ -123,8 +101,6 @@ SIZE_LIMITED = frozenset(
 
 Row = list[str]
 Coords = dict[str, tuple[float, float]]
-# zipcodes ships without annotations: give its one function we use a type.
-list_all_zipcodes: Callable[[], list[dict[str, str]]] = zipcodes.list_all
 
 
 class NppesKey(NamedTuple):
@@ -138,99 +114,12 @@ class NppesKey(NamedTuple):
     reactivated: bool
 
 
-@dataclass(frozen=True)
-class TextFormat:
-    """Encoding and line terminator of a source file, reused when writing its subset."""
-
-    encoding: str
-    newline: str
-
-
-@dataclass
-class DacResult:
-    """Rows kept from one DAC file and why."""
-
-    spec: DacSpec
-    in_sample: int = 0
-    missing_npis: list[str] = field(default_factory=list)
-    ccns: set[str] = field(default_factory=set)
-
-
-# --------------------------------------------------------------------------- formats
-
-
-def _open_binary(path: Path) -> gzip.GzipFile | io.BufferedReader:
-    return gzip.GzipFile(path, "rb") if path.suffix == ".gz" else path.open("rb")
-
-
-def _open_text(path: Path, encoding: str) -> TextIO:
-    if path.suffix == ".gz":
-        return gzip.open(path, "rt", encoding=encoding, newline="")
-    return path.open(encoding=encoding, newline="")
-
-
-def detect_format(path: Path) -> TextFormat:
-    """UTF-8 if the whole file decodes as UTF-8, else Latin-1; newline of the first line."""
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    encoding = "utf-8"
-    with _open_binary(path) as fh:
-        first = fh.readline()
-        try:
-            decoder.decode(first)
-            while chunk := fh.read(CHUNK):
-                decoder.decode(chunk)
-            decoder.decode(b"", final=True)
-        except UnicodeDecodeError:
-            encoding = "latin-1"
-    return TextFormat(encoding, "\r\n" if first.endswith(b"\r\n") else "\n")
-
-
-@contextmanager
-def read_csv(path: Path, fmt: TextFormat) -> Iterator[Iterator[Row]]:
-    """Yield a csv.reader over a plain or gzipped file."""
-    with _open_text(path, fmt.encoding) as text:
-        yield csv.reader(text)
-
-
-def write_csv(path: Path, fmt: TextFormat, rows: Iterable[Row]) -> None:
-    """Write rows quoting only where needed (csv.QUOTE_MINIMAL), in the source format."""
-    with path.open("w", encoding=fmt.encoding, newline="") as fh:
-        csv.writer(fh, quoting=csv.QUOTE_MINIMAL, lineterminator=fmt.newline).writerows(rows)
-
-
-def write_gzip_csv(path: Path, fmt: TextFormat, rows: Iterable[Row]) -> None:
-    """Write rows with every field quoted (as CMS does) into a reproducible gzip file."""
-    with (
-        path.open("wb") as raw,
-        gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=9, mtime=0) as gz,
-        io.TextIOWrapper(gz, encoding=fmt.encoding, newline="") as text,
-    ):
-        csv.writer(text, quoting=csv.QUOTE_ALL, lineterminator=fmt.newline).writerows(rows)
-
-
-def column_index(header: Row, name: str) -> int:
-    """Index of a column by name, ignoring surrounding spaces (the 2021 DAC uses ', ')."""
-    stripped = [h.strip() for h in header]
-    return stripped.index(name)
-
-
 # --------------------------------------------------------------------------- geography
 
 
-def haversine_miles(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
-    """Great-circle distance between two points, in statute miles."""
-    p1, p2 = math.radians(lat1), math.radians(lat2)
-    dp, dl = p2 - p1, math.radians(lon2 - lon1)
-    h = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
-    return 2 * EARTH_RADIUS_MILES * math.asin(math.sqrt(h))
-
-
 def load_zip_coords() -> Coords:
-    """ZIP -> (lat, lon) from the ``zipcodes`` package (first record wins)."""
-    coords: Coords = {}
-    for rec in list_all_zipcodes():
-        coords.setdefault(str(rec["zip_code"]), (float(rec["lat"]), float(rec["long"])))
-    return coords
+    """ZIP -> (lat, lon): the same ZIP table the indexer geocodes with."""
+    return {place.zip: (place.lat, place.lng) for place in all_zip_places()}
 
 
 def zip_metros(coords: Coords) -> dict[str, str]:
@@ -290,95 +179,6 @@ def collect_rows(path: Path, fmt: TextFormat, wanted: set[str]) -> tuple[Row, li
             if row[npi_col] in wanted:
                 found.setdefault(row[npi_col], row)
     return header, [found[n] for n in sorted(found)]
-
-
-# --------------------------------------------------------------------------- DAC
-
-
-def dac_npis(raw: Path) -> set[str]:
-    """Every (whitespace-stripped, non-empty) NPI named in any DAC file."""
-    npis: set[str] = set()
-    for spec in DAC_SPECS:
-        path = raw / spec.source
-        with read_csv(path, detect_format(path)) as rows:
-            npi_col = column_index(next(rows), COL_NPI)
-            npis.update(row[npi_col].strip() for row in rows if row[npi_col].strip())
-    return npis
-
-
-def first_missing(rows: list[Row], npi_col: int, all_npis: set[str]) -> set[int]:
-    """Row indexes of the first row of each of the lowest NPIs that NPPES lacks."""
-    first: dict[str, int] = {}
-    for i, row in enumerate(rows):
-        npi = row[npi_col].strip()
-        if npi and npi not in all_npis:
-            first.setdefault(npi, i)
-    return {first[n] for n in sorted(first)[:DAC_MISSING_PER_FILE]}
-
-
-def subset_dac(
-    raw: Path, out: Path, spec: DacSpec, sample: set[str], all_npis: set[str]
-) -> DacResult:
-    """Keep rows of sampled NPIs plus a few NPPES-absent NPIs, in source order."""
-    path = raw / spec.source
-    fmt = detect_format(path)
-    with read_csv(path, fmt) as reader:
-        header, rows = next(reader), list(reader)
-    npi_col = column_index(header, COL_NPI)
-    ccn_cols = [column_index(header, c) for c in spec.ccn_columns]
-    missing = first_missing(rows, npi_col, all_npis)
-    result = DacResult(spec)
-    kept: list[Row] = [header]
-    for i, row in enumerate(rows):
-        npi = row[npi_col].strip()
-        if npi in sample:
-            result.in_sample += 1
-        elif i in missing:
-            result.missing_npis.append(npi)
-        else:
-            continue
-        kept.append(row)
-        result.ccns.update(norm_ccn(row[c]) for c in ccn_cols if norm_ccn(row[c]))
-    write_csv(out / spec.target, fmt, kept)
-    return result
-
-
-# --------------------------------------------------------------------------- hospitals
-
-
-def norm_ccn(value: str) -> str:
-    """CCN without surrounding spaces or leading zeros (the hospital file drops them)."""
-    return value.strip().lstrip("0")
-
-
-def hospital_reason(row: dict[str, str], ccns: set[str], zip_metro: dict[str, str]) -> str:
-    """Why a hospital row is kept ('' if it is not)."""
-    if norm_ccn(row["Facility ID"]) in ccns:
-        return "dac_affiliation"
-    states = {m.hospital_state for m in METROS if m.hospital_state}
-    if row["State"] in states:
-        return f"state_{row['State']}"
-    return zip_metro.get(row["ZIP Code"].strip().zfill(5)[:5], "")
-
-
-def subset_hospitals(
-    raw: Path, out: Path, ccns: set[str], zip_metro: dict[str, str]
-) -> tuple[dict[str, int], int]:
-    """Write the kept hospitals; return counts per reason and DAC CCNs not found."""
-    path = raw / HOSPITAL_SOURCE
-    fmt = detect_format(path)
-    with read_csv(path, fmt) as reader:
-        header, rows = next(reader), list(reader)
-    counts: dict[str, int] = {}
-    kept = [header]
-    for row in rows:
-        reason = hospital_reason(dict(zip(header, row, strict=True)), ccns, zip_metro)
-        if reason:
-            counts[reason] = counts.get(reason, 0) + 1
-            kept.append(row)
-    write_csv(out / HOSPITAL_TARGET, fmt, kept)
-    known = {norm_ccn(r[column_index(header, "Facility ID")]) for r in rows}
-    return counts, len(ccns - known)
 
 
 # --------------------------------------------------------------------------- copies
@@ -485,7 +285,8 @@ def main() -> None:
     results = [subset_dac(raw, out, spec, sample, all_npis) for spec in DAC_SPECS]
     report_dac(results)
     ccns: set[str] = set().union(*(r.ccns for r in results))
-    counts, unknown = subset_hospitals(raw, out, ccns, zip_metro)
+    states = {m.hospital_state for m in METROS if m.hospital_state}
+    counts, unknown = subset_hospitals(raw, out, ccns, zip_metro, states)
     print(
         f"Hospitals kept by reason: {dict(sorted(counts.items()))}; "
         f"{len(ccns)} DAC CCNs, {unknown} not in the hospital file"

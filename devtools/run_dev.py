@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import signal
 import sys
 from pathlib import Path
 
 from aiohttp import web
 
-from core import es_launcher
 from core.es_client import make_client
 from core.index_contract import IndexNames
+from devtools import es_launcher
+from devtools.settings import DevServerSettings
 from indexer.cli import print_report
 from indexer.load import LoadOptions, SourceFiles, load
 from service.web.app import create_app
@@ -64,8 +64,7 @@ def main() -> int:
     node = es_launcher.start()
     print(f"Elasticsearch ({node.kind}) at {node.url}")
     try:
-        os.environ["ELASTICSEARCH_URL"] = node.url
-        settings = Settings(port=int(os.environ.get("PORT", "8080")))
+        settings = Settings(elasticsearch_url=node.url, port=DevServerSettings().port)
         asyncio.run(_load_sample(node.url, IndexNames(settings.index_prefix)))
         token = mint_token(settings, ttl_s=86400)
         _print_examples(f"http://{settings.host}:{settings.port}", token)

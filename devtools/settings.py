@@ -1,0 +1,33 @@
+"""Settings of the development tools: the only reader of their environment."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+class LauncherSettings(BaseSettings):
+    """Where and how the development Elasticsearch node runs (read when needed, not at import)."""
+
+    model_config = SettingsConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+
+    elasticsearch_url: str | None = Field(default=None, validation_alias="ELASTICSEARCH_URL")
+    cache_dir: Path = Field(default=REPO_ROOT / ".cache", validation_alias="PD_CACHE_DIR")
+    heap: str = Field(default="1g", pattern=r"^[0-9]+[mgMG]$", validation_alias="PD_ES_HEAP")
+    start_timeout_s: float = Field(default=120.0, gt=0, validation_alias="PD_ES_START_TIMEOUT")
+    java_home: Path | None = Field(
+        default=None, validation_alias=AliasChoices("ES_JAVA_HOME", "JAVA_HOME")
+    )
+    path: str = Field(default="/usr/bin:/bin", validation_alias="PATH")
+
+
+class DevServerSettings(BaseSettings):
+    """`make run`: the port the service listens on."""
+
+    model_config = SettingsConfigDict(extra="ignore", frozen=True)
+
+    port: int = Field(default=8080, ge=1, le=65535, validation_alias="PORT")

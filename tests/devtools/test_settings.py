@@ -1,0 +1,85 @@
+"""The development tools and the indexer read their environment only through settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from devtools.settings import REPO_ROOT, DevServerSettings, LauncherSettings
+from indexer.cli import _parser
+from indexer.settings import IndexerSettings
+
+VARIABLES = (
+    "ELASTICSEARCH_URL",
+    "PD_CACHE_DIR",
+    "PD_ES_HEAP",
+    "PD_ES_START_TIMEOUT",
+    "ES_JAVA_HOME",
+    "JAVA_HOME",
+    "PORT",
+    "PD_INDEX_PREFIX",
+    "PD_SHARDS",
+    "PD_REPLICAS",
+)
+
+
+@pytest.fixture
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    for name in VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    return monkeypatch
+
+
+def test_launcher_defaults(clean_env: pytest.MonkeyPatch) -> None:
+    settings = LauncherSettings()
+    assert settings.elasticsearch_url is None
+    assert settings.cache_dir == REPO_ROOT / ".cache"
+    assert (settings.heap, settings.start_timeout_s, settings.java_home) == ("1g", 120.0, None)
+    assert DevServerSettings().port == 8080
+
+
+def test_launcher_reads_its_variables(clean_env: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    clean_env.setenv("ELASTICSEARCH_URL", "http://127.0.0.1:9999")
+    clean_env.setenv("PD_CACHE_DIR", str(tmp_path))
+    clean_env.setenv("PD_ES_HEAP", "512m")
+    clean_env.setenv("PD_ES_START_TIMEOUT", "30")
+    clean_env.setenv("JAVA_HOME", "/opt/jdk")
+    clean_env.setenv("PORT", "9090")
+    settings = LauncherSettings()
+    assert settings.elasticsearch_url == "http://127.0.0.1:9999"
+    assert (settings.cache_dir, settings.heap, settings.start_timeout_s) == (tmp_path, "512m", 30.0)
+    assert settings.java_home == Path("/opt/jdk")
+    clean_env.setenv("ES_JAVA_HOME", "/opt/es-jdk")  # Elasticsearch's own variable wins
+    assert LauncherSettings().java_home == Path("/opt/es-jdk")
+    assert DevServerSettings().port == 9090
+
+
+def test_a_bad_heap_is_refused(clean_env: pytest.MonkeyPatch) -> None:
+    clean_env.setenv("PD_ES_HEAP", "lots")
+    with pytest.raises(ValueError, match="PD_ES_HEAP"):
+        LauncherSettings()
+
+
+def test_indexer_flags_default_to_its_settings(clean_env: pytest.MonkeyPatch) -> None:
+    args = _parser(IndexerSettings()).parse_args(["load"])
+    assert (args.es_url, args.prefix, args.shards, args.replicas) == (
+        "http://127.0.0.1:9200",
+        "provider-directory",
+        1,
+        0,
+    )
+    clean_env.setenv("ELASTICSEARCH_URL", "http://127.0.0.1:9201")
+    clean_env.setenv("PD_INDEX_PREFIX", "weekly")
+    clean_env.setenv("PD_SHARDS", "3")
+    clean_env.setenv("PD_REPLICAS", "1")
+    args = _parser(IndexerSettings()).parse_args(["load"])
+    assert (args.es_url, args.prefix, args.shards, args.replicas) == (
+        "http://127.0.0.1:9201",
+        "weekly",
+        3,
+        1,
+    )
+    flags = ["--es-url", "http://x:1", "--prefix", "p", "load", "--shards", "2"]
+    args = _parser(IndexerSettings()).parse_args(flags)
+    assert (args.es_url, args.prefix, args.shards) == ("http://x:1", "p", 2)
