@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import socket
 import sys
+from typing import Any
 
 import uvloop
 from aiohttp import web
@@ -23,6 +25,11 @@ def _parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="serve the API (settings from PD_* variables)")
     serve.add_argument("--host")
     serve.add_argument("--port", type=int)
+    serve.add_argument(
+        "--fd",
+        type=int,
+        help="serve on this inherited, already bound socket (socket activation, tests)",
+    )
     token = commands.add_parser("token", help="mint an HS256 token signed with PD_JWT_SECRET")
     token.add_argument("--subject", default="developer")
     token.add_argument(
@@ -47,10 +54,14 @@ def main(argv: list[str] | None = None) -> int:
         configure_logging(logging.INFO)
         # access_log=None: the JSON access log middleware replaces aiohttp's, whose request line
         # would carry query strings (and so any token someone put in a URL).
+        listen: dict[str, Any] = (
+            {"sock": socket.socket(fileno=args.fd)}
+            if args.fd is not None
+            else {"host": args.host or settings.host, "port": args.port or settings.port}
+        )
         web.run_app(
             create_app(settings),
-            host=args.host or settings.host,
-            port=args.port or settings.port,
+            **listen,
             access_log=None,
             print=None,
             loop=uvloop.new_event_loop(),  # less CPU per request than asyncio's default loop

@@ -29,7 +29,13 @@ class SearchRequest(BaseModel):
     location: LocationInput | None = None
     radius: float | None = Field(default=None, gt=0, le=100, description="miles")
     pageSize: Integral = Field(default=50, ge=1, le=100)
-    offset: Integral = Field(default=0, ge=0)
+    offset: Integral = Field(
+        default=0,
+        ge=0,
+        lt=MAX_WINDOW,
+        description=f"results to skip; a page ends at the {MAX_WINDOW:,}th result (shorter pages "
+        "there), deeper pages come through 'nextCursor'",
+    )
     sort: Literal["relevance", "distance"] | None = None
     specialty: str | None = Field(default=None, min_length=1, max_length=100)
     taxonomyCode: str | None = Field(default=None, pattern=r"^[0-9A-Z]{9}X$")
@@ -40,7 +46,13 @@ class SearchRequest(BaseModel):
     bidId: BidId | None = None
     contractYear: ContractYear | None = None
     facets: bool = True
-    cursor: str | None = Field(default=None, min_length=1, max_length=4096)
+    cursor: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=4096,
+        json_schema_extra={"format": "search-cursor"},
+        description="the 'nextCursor' of a previous page (valid 5 minutes after its last use)",
+    )
 
     _no_nulls = reject_null
 
@@ -59,11 +71,6 @@ class SearchRequest(BaseModel):
             raise ValueError("radius: 'radius' needs a 'location'")
         if self.sort == "distance" and self.location is None:
             raise ValueError("sort: sort 'distance' needs a 'location'")
-        if self.offset + self.pageSize > MAX_WINDOW:
-            raise ValueError(
-                f"offset: offset + pageSize must be <= {MAX_WINDOW}; page deeper with 'cursor' "
-                "(send back the 'nextCursor' of the previous page)"
-            )
         if (self.bidId is None) != (self.contractYear is None):
             raise ValueError("bidId: 'bidId' and 'contractYear' go together")
         return self
@@ -71,6 +78,12 @@ class SearchRequest(BaseModel):
     @property
     def page_size_given(self) -> int | None:
         return self.pageSize if "pageSize" in self.model_fields_set else None
+
+    @property
+    def window_size(self) -> int:
+        """How many results this offset page can hold: Elasticsearch's window ends at
+        MAX_WINDOW, so a page that would pass it is shorter (its nextCursor goes on)."""
+        return min(self.pageSize, MAX_WINDOW - self.offset)
 
     @property
     def radius_miles(self) -> float:

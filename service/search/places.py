@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -25,16 +25,31 @@ class LatLng(BaseModel):
 
 class ZipLocation(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
-    zip: str = Field(pattern=r"^[0-9]{5}(-?[0-9]{4})?$")
+    zip: str = Field(
+        pattern=r"^[0-9]{5}(-?[0-9]{4})?$",
+        json_schema_extra={"format": "us-zip"},
+        description="a US ZIP (or ZIP+4) the directory's gazetteer knows; unknown ZIPs are a 400",
+    )
 
 
 class CityLocation(BaseModel):
+    """A city the gazetteer knows in that state (unknown pairs are a 400)."""
+
     model_config = ConfigDict(extra="forbid", strict=True)
     city: str = Field(min_length=1, max_length=64)
     state: str = Field(pattern=r"^[A-Za-z]{2}$")
 
 
-LocationInput = LatLng | ZipLocation | CityLocation | str
+PlaceText = Annotated[
+    str,
+    Field(
+        json_schema_extra={"format": "us-place"},
+        description="a known ZIP ('10013'), city ('Austin, TX') or coordinates "
+        "('40.71,-74.00'); anything else is a 400",
+        examples=["10013", "Austin, TX", "40.71,-74.00"],
+    ),
+]
+LocationInput = LatLng | ZipLocation | CityLocation | PlaceText
 
 
 @dataclass(frozen=True, slots=True)

@@ -196,7 +196,7 @@ def build_search(
     body: Body = {
         "query": _query(request, interpretation, place),
         "sort": _sort(request, place),
-        "size": request.pageSize,
+        "size": request.pageSize if search_after is not None else request.window_size,
         "track_total_hits": True,
         "_source": ["provider"] if place is not None else ["provider", "locations.location"],
     }

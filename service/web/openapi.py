@@ -58,18 +58,36 @@ def _schemas() -> Json:
     inputs += [(t.__name__, "serialization", TypeAdapter(t)) for t in _RESPONSES]
     _, top = TypeAdapter.json_schemas(inputs, ref_template="#/components/schemas/{model}")
     schemas: Json = top["$defs"]
-    # A rule the request model checks in code, stated for clients and test generators.
-    schemas["SearchRequest"]["anyOf"] = [
-        {"required": ["query"]},
-        {"required": ["location"]},
-        {"required": ["cursor"]},
-    ]
-    schemas["SearchRequest"]["dependentRequired"] = {
+    schemas["SearchRequest"] |= SEARCH_RULES
+    return schemas
+
+
+# The rules SearchRequest checks across fields, stated for clients and test generators. Inside
+# allOf, so that client generators still give the body a typed model.
+SEARCH_RULES: Json = {
+    "allOf": [
+        {
+            "anyOf": [
+                {"required": ["query"], "properties": {"query": {"pattern": "\\S"}}},
+                {"required": ["location"]},
+                {"required": ["cursor"]},
+            ]
+        },
+        {
+            "if": {"required": ["cursor"]},
+            "then": {"propertyNames": {"enum": ["cursor", "pageSize"]}},
+        },
+        {
+            "if": {"required": ["sort"], "properties": {"sort": {"const": "distance"}}},
+            "then": {"required": ["location"]},
+        },
+    ],
+    "dependentRequired": {
         "radius": ["location"],
         "bidId": ["contractYear"],
         "contractYear": ["bidId"],
-    }
-    return schemas
+    },
+}
 
 
 def _ref(name: str) -> Json:
