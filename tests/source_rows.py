@@ -29,3 +29,16 @@ def is_active(row: dict[str, str]) -> bool:
 
 def active_rows(path: Path) -> list[dict[str, str]]:
     return [row for row in nppes_rows(path) if is_active(row)]
+
+
+def coverage_rows(sample_dir: Path) -> list[dict[str, str]]:
+    """The rows of the sample's coverage file (comment lines skipped), as written."""
+    [path] = sorted(sample_dir.glob("coverage_*.csv"))
+    with open(path, encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(line for line in handle if not line.startswith("#")))
+
+
+def in_network_pair(sample_dir: Path) -> tuple[str, str]:
+    """A (bid id, NPI) the sample's coverage file lists in network."""
+    row = next(r for r in coverage_rows(sample_dir) if r["network_status"] == "in_network")
+    return row["bid_id"], row["npi"]

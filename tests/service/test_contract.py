@@ -4,7 +4,6 @@ document marks required. A shape, status or header that drifts from the document
 
 from __future__ import annotations
 
-import csv
 from typing import Any
 
 import pytest
@@ -18,6 +17,7 @@ from service.web.app import create_app
 from service.web.auth import mint_token
 from service.web.settings import Settings
 from tests.conftest import SAMPLE_DIR, SAMPLE_TODAY, ApiClient, ClientFactory
+from tests.source_rows import in_network_pair
 
 Json = dict[str, Any]
 NPI = "1003000100"
@@ -78,12 +78,7 @@ async def contract(api: ApiClient) -> Contract:
 
 @pytest.fixture(scope="module")
 def coverage_pair() -> tuple[str, str]:
-    """A (bid id, NPI) the sample's coverage file has in network, read from the file."""
-    [path] = sorted(SAMPLE_DIR.glob("coverage_*.csv"))
-    with open(path, encoding="utf-8", newline="") as handle:
-        rows = csv.DictReader(line for line in handle if not line.startswith("#"))
-        row = next(r for r in rows if r["network_status"] == "in_network")
-    return row["bid_id"], row["npi"]
+    return in_network_pair(SAMPLE_DIR)
 
 
 async def test_search_answers(

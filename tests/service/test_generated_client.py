@@ -4,7 +4,6 @@ operation of the live service and gets typed answers: what an integrator would d
 from __future__ import annotations
 
 import asyncio
-import csv
 import importlib
 import os
 import sys
@@ -18,6 +17,7 @@ import pytest
 from service.web.auth import mint_token
 from service.web.settings import Settings
 from tests.conftest import SAMPLE_DIR, SAMPLE_TODAY
+from tests.source_rows import in_network_pair
 
 PACKAGE = "pd_generated_client"
 NPI = "1003000100"
@@ -52,14 +52,6 @@ async def client_package(live_service: str, tmp_path: Path) -> Any:
             del sys.modules[name]
 
 
-def _in_network_pair() -> tuple[str, str]:
-    [path] = sorted(SAMPLE_DIR.glob("coverage_*.csv"))
-    with open(path, encoding="utf-8", newline="") as handle:
-        rows = csv.DictReader(line for line in handle if not line.startswith("#"))
-        row = next(r for r in rows if r["network_status"] == "in_network")
-    return row["bid_id"], row["npi"]
-
-
 async def test_every_operation_through_the_generated_client(
     client_package: Any, live_service: str, sample_settings: Settings
 ) -> None:
@@ -87,7 +79,7 @@ async def test_every_operation_through_the_generated_client(
         locations = await api["locations"].asyncio(npi=NPI, client=session)
         assert locations and all(isinstance(loc, models.Location) for loc in locations)
 
-        bid, npi = _in_network_pair()
+        bid, npi = in_network_pair(SAMPLE_DIR)
         request = models.CoverageRequest(
             contract_year=2026,
             bid_ids=[bid],

@@ -4,7 +4,6 @@ Expectations come from reading the bundled coverage file here, independently of 
 
 from __future__ import annotations
 
-import csv
 import re
 from collections import defaultdict
 from datetime import date
@@ -15,6 +14,7 @@ import pytest
 from core.npi import with_check_digit
 from tests.conftest import SAMPLE_DIR, SAMPLE_TODAY, ApiClient
 from tests.source_rows import active_rows
+from tests.source_rows import coverage_rows as sample_coverage_rows
 
 Row = dict[str, str]
 
@@ -26,10 +26,7 @@ def _bid(text: str) -> str:
 
 @pytest.fixture(scope="module")
 def coverage_rows() -> list[Row]:
-    [path] = sorted(SAMPLE_DIR.glob("coverage_*.csv"))
-    with open(path, encoding="utf-8", newline="") as handle:
-        lines = [line for line in handle if not line.startswith("#")]
-    rows = list(csv.DictReader(lines))
+    rows = sample_coverage_rows(SAMPLE_DIR)
     for row in rows:
         row["bid_id"] = _bid(row["bid_id"])
     return rows
