@@ -19,7 +19,7 @@ from indexer.generate import generate_nppes
 from indexer.load import LoadOptions, SourceFiles, load
 from service.web.app import create_app
 from tests.conftest import ApiClient, ClientFactory, settings_for
-from tests.service.search.test_search_api import LOWER_MANHATTAN, search
+from tests.service.search.calls import LOWER_MANHATTAN, search
 from tests.source_rows import is_active
 
 PROVIDERS = 11_000

@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import math
 from collections import Counter
-from typing import Any
 
 import pytest
 from elasticsearch import AsyncElasticsearch
@@ -14,28 +13,10 @@ from core.index_contract import IndexNames
 from indexer.load import LoadReport, SourceFiles
 from service.search.interpret import vocabulary
 from tests.conftest import ApiClient
+from tests.service.search.calls import LOWER_MANHATTAN, all_results, search
 from tests.source_rows import active_rows
 
-Json = dict[str, Any]
-LOWER_MANHATTAN = {"lat": 40.7128, "lng": -74.0060}
 EDGE_MILES = 0.05  # geo precision at the radius edge
-
-
-async def search(api: ApiClient, auth: dict[str, str], **body: Any) -> Json:
-    response = await api.post("/v2/providers/search", json=body, headers=auth)
-    assert response.status == 200, await response.text()
-    result: Json = await response.json()
-    return result
-
-
-async def all_results(api: ApiClient, auth: dict[str, str], **body: Any) -> list[Json]:
-    results: list[Json] = []
-    page = await search(api, auth, pageSize=100, **body)
-    results.extend(page["results"])
-    while page["nextCursor"]:
-        page = await search(api, auth, cursor=page["nextCursor"], pageSize=100)
-        results.extend(page["results"])
-    return results
 
 
 def miles(lat1: float, lng1: float, lat2: float, lng2: float) -> float:
@@ -228,87 +209,6 @@ async def test_interpreted_query_echoes_what_was_understood(
     assert understood["specialties"][0]["label"] == "Cardiology"
     assert understood["location"]["resolvedFrom"] == "city"
     assert understood["radiusMiles"] == 25
-
-
-@pytest.mark.parametrize(
-    ("body", "field"),
-    [
-        ({}, "query"),
-        ({"query": 5}, "query"),
-        ({"query": "x" * 257}, "query"),
-        ({"query": "a", "pageSize": 0}, "pageSize"),
-        ({"query": "a", "pageSize": 101}, "pageSize"),
-        ({"query": "a", "offset": -1}, "offset"),
-        ({"query": "a", "offset": 10_000}, "offset"),
-        ({"query": "  "}, "query"),
-        ({"query": None, "location": "10013"}, "query"),
-        ({"query": "a", "sort": "distance"}, "sort"),
-        ({"query": "a", "bidId": "H1234_001"}, "bidId"),
-        ({"cursor": "x", "query": "a"}, "query"),
-        ({"query": "a", "unknown": 1}, "unknown"),
-        ({"location": "10013", "radius": 0}, "radius"),
-        ({"location": "10013", "radius": 101}, "radius"),
-        ({"query": "a", "radius": 5}, "radius"),
-        ({"location": {"lat": 91, "lng": 0}}, "location.lat"),
-        ({"location": "99999"}, "location"),
-        ({"location": {"city": "Atlantis", "state": "TX"}}, "location"),
-        ({"query": "a", "sort": "name"}, "sort"),
-        ({"query": "a", "gender": "Q"}, "gender"),
-        ({"query": "a", "pageSize": "10"}, "pageSize"),
-        ({"cursor": "not-a-cursor"}, "cursor"),
-    ],
-)
-async def test_invalid_requests_are_400_naming_the_field(
-    api: ApiClient, auth_header: dict[str, str], body: Json, field: str
-) -> None:
-    response = await api.post("/v2/providers/search", json=body, headers=auth_header)
-    assert response.status == 400
-    assert response.content_type == "application/problem+json"
-    problem = await response.json()
-    assert field in [e["field"] for e in problem["errors"]], problem
-
-
-async def test_body_must_be_json(api: ApiClient, auth_header: dict[str, str]) -> None:
-    wrong_type = await api.post(
-        "/v2/providers/search",
-        data="query=x",
-        headers={**auth_header, "Content-Type": "text/plain"},
-    )
-    assert wrong_type.status == 415
-    broken = await api.post(
-        "/v2/providers/search",
-        data="{not json",
-        headers={**auth_header, "Content-Type": "application/json"},
-    )
-    assert broken.status == 400
-    assert (await broken.json())["code"] == "malformed_json"
-
-
-@pytest.mark.parametrize(
-    ("filters", "check"),
-    [
-        ({"gender": "F"}, lambda r: r["gender"] == "F"),
-        ({"entityType": "organization"}, lambda r: r["entityType"] == "organization"),
-        ({"pcpEligible": True}, lambda r: r["pcpEligible"] is True),
-        (
-            {"taxonomyCode": "207Q00000X"},
-            lambda r: "207Q00000X" in [s["code"] for s in r["specialties"]],
-        ),
-        (
-            {"specialty": "family medicine"},
-            lambda r: any("Family Medicine" in (s["displayName"] or "") for s in r["specialties"]),
-        ),
-    ],
-)
-async def test_filters_keep_only_matching_providers(
-    api: ApiClient, auth_header: dict[str, str], filters: Json, check: Any
-) -> None:
-    page = await search(
-        api, auth_header, location=LOWER_MANHATTAN, radius=10, pageSize=100, **filters
-    )
-    unfiltered = await search(api, auth_header, location=LOWER_MANHATTAN, radius=10, pageSize=1)
-    assert 0 < page["totalCount"] < unfiltered["totalCount"]
-    assert all(check(r) for r in page["results"])
 
 
 @pytest.fixture(scope="module")
