@@ -7,6 +7,10 @@ It starts the service as its own process (as deployed), builds a realistic query
 documents of the loaded index (exact names, one-typo names, specialties, lay terms, several
 cities and radii, location-only), and for each concurrency level runs the mix against the
 service and then the identical bodies against Elasticsearch, with the same HTTP client.
+
+About 300 lines: the query mix built from real documents is most of it; the harness helpers
+(``compare``, ``run_level``, ``start_service``, ``harness_parser``) are shared with the coverage
+benchmark.
 """
 
 from __future__ import annotations

@@ -5,6 +5,9 @@ locations, whose inner hits are the in-radius locations sorted by distance) and 
 filters; the free text is matched word by word across fields with ``multi_match`` (fuzzy), so a
 name and a hospital in one box ("Johnson Mount Sinai") both count; phrase and exact-name clauses
 and a distance decay add to the score.
+
+About 210 lines: one clause builder per concern (text, specialty, filters, radius, closeness,
+sort), all feeding ``build_search``; facets and point clauses live in their own modules.
 """
 
 from __future__ import annotations
