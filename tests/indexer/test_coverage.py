@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gzip
-from datetime import date
 from pathlib import Path
 
 from elasticsearch import AsyncElasticsearch
@@ -13,6 +12,7 @@ from indexer.load import LoadOptions, LoadReport, SourceFiles, load
 from indexer.sources.coverage import CoverageRow, read_coverage
 from indexer.sources.csvfiles import Rejected
 from indexer.sources.plans import read_plans, state_codes
+from tests.conftest import SAMPLE_TODAY
 from tests.indexer.expected import csv_dicts, in_network
 
 Loaded = tuple[IndexNames, LoadReport]
@@ -110,7 +110,7 @@ async def test_loaded_coverage_equals_the_file_and_feeds_in_network(
         assert source["effectiveDate"] == (row["effective_date"] or None)
         assert source["terminationDate"] == (row["termination_date"] or None)
         assert source["source"] == "synthetic-generator-v1"
-    expected = in_network(coverage, date.today())
+    expected = in_network(coverage, SAMPLE_TODAY)  # the day the sample was loaded for
     covered = sorted({row["npi"] for row in rows})
     search = await es.mget(index=names.alias("search"), ids=covered)
     for doc in search["docs"]:

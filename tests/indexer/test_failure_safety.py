@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import signal
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -12,35 +12,36 @@ import pytest
 from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import IndexNames
+from devtools.tcp_proxy import TcpProxy
 from indexer import documents, orphans, pipeline, versions
 from indexer.load import LoadError, LoadOptions, SourceFiles, load
-from tests.indexer.conftest import indexer_process
+from tests.indexer.conftest import indexer_process, wait_for_new_version
 from tests.source_rows import active_rows, nppes_rows
 
 
-async def _start_killable_load(
-    es: AsyncElasticsearch, es_url: str, names: IndexNames, known: int
-) -> tuple[Any, str]:
-    """A CLI load talking to ``es_url`` in a child process, returned once its new indices exist
-    (watched through ``es``) and documents flow."""
+async def _held_load(
+    es: AsyncElasticsearch, proxy: TcpProxy, names: IndexNames, known: int
+) -> tuple[subprocess.Popen[str], str]:
+    """A CLI load through ``proxy`` in a child process, held still once its new indices exist:
+    its next Elasticsearch request waits in the paused proxy, so it cannot finish."""
     process = indexer_process(
-        es_url, names, "load", "--source-dir", "data/sample", "--chunk-size", "100",
+        proxy.url, names, "load", "--source-dir", "data/sample", "--chunk-size", "100",
         "--concurrency", "1",
     )  # fmt: skip
-    while len(found := await versions.scan(es, names)) <= known:
-        assert process.poll() is None, process.communicate()
-        await asyncio.sleep(0.02)
-    await asyncio.sleep(0.5)  # midway: bulk requests are going out
-    assert process.poll() is None, "the load finished before it could be killed"
-    return process, list(found)[-1]
+    version = await wait_for_new_version(es, names, known, process)
+    proxy.set_mode("pause")
+    await proxy.wait_held()
+    assert process.poll() is None
+    return process, version
 
 
 async def test_sigterm_midway_leaves_the_aliases_and_removes_the_new_indices(
-    es: AsyncElasticsearch, es_url: str, index_names: IndexNames, sample_sources: SourceFiles
+    es: AsyncElasticsearch, es_proxy: TcpProxy, index_names: IndexNames, sample_sources: SourceFiles
 ) -> None:
     good = await load(es, sample_sources, LoadOptions(names=index_names))
-    process, _ = await _start_killable_load(es, es_url, index_names, known=1)
+    process, _ = await _held_load(es, es_proxy, index_names, known=1)
     process.send_signal(signal.SIGTERM)
+    es_proxy.set_mode("forward")  # the held request completes, then the clean-up runs
     _, stderr = await asyncio.to_thread(process.communicate, timeout=60)
     assert process.returncode == 130, stderr
     assert "partial indices removed, aliases unchanged" in stderr
@@ -49,10 +50,10 @@ async def test_sigterm_midway_leaves_the_aliases_and_removes_the_new_indices(
 
 
 async def test_after_sigkill_the_next_load_removes_the_orphaned_version(
-    es: AsyncElasticsearch, es_url: str, index_names: IndexNames, sample_sources: SourceFiles
+    es: AsyncElasticsearch, es_proxy: TcpProxy, index_names: IndexNames, sample_sources: SourceFiles
 ) -> None:
     good = await load(es, sample_sources, LoadOptions(names=index_names))
-    process, killed = await _start_killable_load(es, es_url, index_names, known=1)
+    process, killed = await _held_load(es, es_proxy, index_names, known=1)
     process.kill()
     await asyncio.to_thread(process.communicate, timeout=60)
     assert await versions.current_version(es, index_names) == good.version
@@ -125,46 +126,12 @@ async def test_bulk_errors_over_the_threshold_abort_and_are_written_with_row_num
     assert report.documents["providers"] == report.documents["search"] - 1
 
 
-class _Proxy:
-    """A TCP relay to Elasticsearch that can be cut, to take Elasticsearch away mid-load."""
-
-    def __init__(self, target: str) -> None:
-        self._host, port = target.removeprefix("http://").rsplit(":", 1)
-        self._port = int(port)
-        self._writers: list[asyncio.StreamWriter] = []
-        self._server: asyncio.Server | None = None
-
-    async def start(self) -> str:
-        self._server = await asyncio.start_server(self._relay, "127.0.0.1", 0)
-        return f"http://127.0.0.1:{self._server.sockets[0].getsockname()[1]}"
-
-    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        upstream_reader, upstream_writer = await asyncio.open_connection(self._host, self._port)
-        self._writers += [writer, upstream_writer]
-
-        async def pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
-            with contextlib.suppress(ConnectionError):
-                while data := await source.read(65536):
-                    sink.write(data)
-                    await sink.drain()
-            sink.close()
-
-        await asyncio.gather(pipe(reader, upstream_writer), pipe(upstream_reader, writer))
-
-    def cut(self) -> None:
-        assert self._server is not None
-        self._server.close()
-        for writer in self._writers:
-            writer.transport.abort()
-
-
 async def test_elasticsearch_gone_midway_leaves_the_aliases_and_the_next_load_cleans_up(
-    es: AsyncElasticsearch, es_url: str, index_names: IndexNames, sample_sources: SourceFiles
+    es: AsyncElasticsearch, es_proxy: TcpProxy, index_names: IndexNames, sample_sources: SourceFiles
 ) -> None:
     good = await load(es, sample_sources, LoadOptions(names=index_names))
-    proxy = _Proxy(es_url)
-    process, partial = await _start_killable_load(es, await proxy.start(), index_names, known=1)
-    proxy.cut()
+    process, partial = await _held_load(es, es_proxy, index_names, known=1)
+    es_proxy.set_mode("reset")
     _, stderr = await asyncio.to_thread(process.communicate, timeout=120)
     assert process.returncode == 1 and "error: Elasticsearch at" in stderr, stderr
     assert await versions.current_version(es, index_names) == good.version

@@ -9,10 +9,13 @@ from pathlib import Path
 import pytest
 from elasticsearch import AsyncElasticsearch
 
+from core.es_client import make_client
 from core.geo import lookup_zip
 from core.index_contract import INDEX_KINDS, IndexKind, IndexNames
+from devtools.tcp_proxy import TcpProxy
 from indexer import versions
 from indexer.load import LoadOptions, LoadReport, SourceFiles, load
+from tests.indexer.conftest import wait_for_new_version
 from tests.indexer.expected import csv_dicts, expected_locations
 from tests.source_rows import active_rows, nppes_rows
 
@@ -162,17 +165,21 @@ async def test_a_bad_file_leaves_the_aliases_and_removes_partial_indices(
 
 
 async def test_a_load_cancelled_midway_leaves_the_aliases(
-    es: AsyncElasticsearch, index_names: IndexNames, sample_sources: SourceFiles
+    es: AsyncElasticsearch, es_proxy: TcpProxy, index_names: IndexNames, sample_sources: SourceFiles
 ) -> None:
     good = await load(es, sample_sources, LoadOptions(names=index_names))
-    task = asyncio.create_task(
-        load(es, sample_sources, LoadOptions(names=index_names, chunk_size=100, concurrency=1))
-    )
-    while len(await versions.scan(es, index_names)) < 2:  # noqa: ASYNC110
-        await asyncio.sleep(0.01)
-    await asyncio.sleep(0.3)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    proxied = make_client(es_proxy.url)
+    try:
+        options = LoadOptions(names=index_names, chunk_size=100, concurrency=1)
+        task = asyncio.create_task(load(proxied, sample_sources, options))
+        await wait_for_new_version(es, index_names, known=1)
+        es_proxy.set_mode("pause")  # the load is held still with documents half written
+        await es_proxy.wait_held()
+        task.cancel()
+        es_proxy.set_mode("forward")  # the held request completes, then the clean-up runs
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    finally:
+        await proxied.close()
     assert await versions.current_version(es, index_names) == good.version
     assert list(await versions.scan(es, index_names)) == [good.version]

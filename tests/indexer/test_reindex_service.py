@@ -8,12 +8,15 @@ from typing import Any
 from elasticsearch import AsyncElasticsearch
 
 import tests.conftest as shared
+from core.es_client import make_client
 from core.index_contract import IndexNames
+from devtools.tcp_proxy import TcpProxy
 from indexer import versions
 from indexer.load import LoadOptions, SourceFiles, load
 from service.web.app import create_app
 from service.web.auth import mint_token
 from service.web.settings import ALL_SCOPES
+from tests.indexer.conftest import wait_for_new_version
 from tests.indexer.expected import dac_rows
 from tests.source_rows import active_rows
 
@@ -22,6 +25,7 @@ async def test_every_request_succeeds_with_the_same_answer_during_a_reindex(
     aiohttp_client: shared.ClientFactory,
     es: AsyncElasticsearch,
     es_url: str,
+    es_proxy: TcpProxy,
     index_names: IndexNames,
     sample_sources: SourceFiles,
 ) -> None:
@@ -42,16 +46,22 @@ async def test_every_request_succeeds_with_the_same_answer_during_a_reindex(
     before = {path: await get(path) for path in paths}
     assert all(status == 200 and body for status, body in before.values())
 
-    reindex = asyncio.create_task(
-        load(es, sample_sources, LoadOptions(names=index_names, chunk_size=200, concurrency=1))
-    )
-    answers = 0
-    while not reindex.done():
-        for path in paths:
+    # The reindex goes through a proxy that holds it still halfway, so the answers below are
+    # given while the new version is being written (not merely "while the task ran").
+    proxied = make_client(es_proxy.url)
+    try:
+        options = LoadOptions(names=index_names, chunk_size=200, concurrency=1)
+        reindex = asyncio.create_task(load(proxied, sample_sources, options))
+        new = await wait_for_new_version(es, index_names, known=1)
+        es_proxy.set_mode("pause")
+        await es_proxy.wait_held()
+        assert await versions.current_version(es, index_names) == first.version != new
+        for path in paths:  # during the reindex
             assert await get(path) == before[path], path
-            answers += 1
-    second = await reindex
+        es_proxy.set_mode("forward")
+        second = await reindex
+    finally:
+        await proxied.close()
     for path in paths:  # and after the swap
         assert await get(path) == before[path], path
-    assert await versions.current_version(es, index_names) == second.version != first.version
-    assert answers >= 2 * len(paths)  # at least two full rounds while the new version loaded
+    assert await versions.current_version(es, index_names) == second.version == new
