@@ -82,7 +82,10 @@ def _parser(settings: IndexerSettings) -> argparse.ArgumentParser:
     _load_parser(
         commands.add_parser("load", help="load the sources into a new version, swap"), settings
     )
-    commands.add_parser("status", help="what each alias points to, documents, when loaded")
+    commands.add_parser(
+        "status",
+        help="what each alias points to, documents, when loaded (exit 1 when one is missing)",
+    )
     commands.add_parser("rollback", help="swap every alias back to the previous version")
     _generate_parsers(commands)
     return parser
@@ -136,10 +139,13 @@ async def _run(args: argparse.Namespace) -> int:
             if args.report_json:
                 args.report_json.write_bytes(orjson.dumps(report.as_json()))
         elif args.command == "status":
-            for state in await versions.alias_states(es, names):
+            states = await versions.alias_states(es, names)
+            for state in states:
                 target = state.index or "(missing)"
                 loaded = state.loaded_at or "-"
                 print(f"{state.alias:<32} -> {target:<52} {state.documents:>9} docs  {loaded}")
+            if any(state.index is None for state in states):
+                return 1  # something is not loaded: scripts and probes can tell
         else:
             print(f"rolled back to version {await versions.rollback(es, names)}")
     finally:
