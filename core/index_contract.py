@@ -75,7 +75,13 @@ MAPPINGS: dict[IndexKind, dict[str, Any]] = {
             "gender": _KEYWORD,
             "taxonomyCodes": _KEYWORD,
             "specialtyNames": _KEYWORD,
-            "languages": {**_KEYWORD, "normalizer": "lowercase_keyword", "copy_to": "languageText"},
+            # Filtered case-insensitively; the facet counts the names as written ("display").
+            "languages": {
+                **_KEYWORD,
+                "normalizer": "lowercase_keyword",
+                "copy_to": "languageText",
+                "fields": {"display": _KEYWORD},
+            },
             "languageText": _TEXT,
             "pcpEligible": {"type": "boolean"},
             "inNetwork": _KEYWORD,

@@ -21,7 +21,7 @@ def facet_aggregations(place: ResolvedPlace | None, radius_miles: float) -> Body
     aggs: Body = {
         "specialty": {"terms": {"field": "specialtyNames", "size": FACET_SIZE}},
         "gender": {"terms": {"field": "gender", "size": 5}},
-        "language": {"terms": {"field": "languages", "size": FACET_SIZE}},
+        "language": {"terms": {"field": "languages.display", "size": FACET_SIZE}},
     }
     if place is not None:
         ranges = [

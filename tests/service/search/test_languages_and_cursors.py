@@ -1,0 +1,90 @@
+"""The language filter and facet (from a Doctors & Clinicians file with a languages column written
+here, so the expectation is that file), and a cursor whose point in time is gone."""
+
+from __future__ import annotations
+
+import base64
+import csv
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from elasticsearch import AsyncElasticsearch
+
+from core.index_contract import IndexNames
+from indexer.load import LoadOptions, SourceFiles, load
+from service.web.app import create_app
+from tests.conftest import ApiClient, ClientFactory, settings_for
+from tests.service.search.calls import LOWER_MANHATTAN, search
+from tests.source_rows import active_rows
+
+PRACTICE = "Provider Business Practice Location Address"
+PRACTICE_ZIP = f"{PRACTICE} Postal Code"
+ADDRESS_COLUMNS = (
+    "Provider First Line Business Practice Location Address",
+    f"{PRACTICE} City Name",
+    f"{PRACTICE} State Name",
+    PRACTICE_ZIP,
+)
+LANGUAGES = ("Spanish", "Spanish, French", "French", "Mandarin")
+
+
+@pytest.fixture
+async def spoken(
+    es: AsyncElasticsearch, index_names: IndexNames, sample_sources: SourceFiles, tmp_path: Path
+) -> dict[str, tuple[str, ...]]:
+    """The sample loaded with one more DAC file giving languages to Manhattan individuals."""
+    manhattan = [
+        row
+        for row in active_rows(sample_sources.nppes)
+        if row["Entity Type Code"] == "1" and row[PRACTICE_ZIP].startswith("10013")
+    ][: 3 * len(LANGUAGES)]
+    given = {row["NPI"]: LANGUAGES[i % len(LANGUAGES)] for i, row in enumerate(manhattan)}
+    extra = tmp_path / "dac_languages.csv"
+    with extra.open("w", newline="") as handle:  # at the provider's own NPPES address
+        writer = csv.writer(handle)
+        writer.writerow(["NPI", "adr_ln_1", "City/Town", "State", "ZIP Code", "Languages"])
+        for row in manhattan:
+            address = [row[column] for column in ADDRESS_COLUMNS]
+            writer.writerow([row["NPI"], *address, given[row["NPI"]]])
+    sources = SourceFiles(**{**vars(sample_sources), "dac": (*sample_sources.dac, extra)})
+    await load(es, sources, LoadOptions(names=index_names))
+    return {npi: tuple(lang.strip() for lang in langs.split(",")) for npi, langs in given.items()}
+
+
+async def test_language_filter_and_facet(
+    aiohttp_client: ClientFactory,
+    es_url: str,
+    index_names: IndexNames,
+    spoken: dict[str, tuple[str, ...]],
+    auth_header: dict[str, str],
+) -> None:
+    api = await aiohttp_client(create_app(settings_for(es_url, index_names)))
+    where = {"location": LOWER_MANHATTAN, "radius": 5, "pageSize": 100}
+    expected = Counter(lang for langs in spoken.values() for lang in langs)
+    for language in expected:
+        page = await search(api, auth_header, language=language.lower(), **where)
+        npis = {r["npis"][0] for r in page["results"]}
+        assert npis == {npi for npi, langs in spoken.items() if language in langs}, language
+        assert all(language in r["languages"] for r in page["results"])
+    everyone = await search(api, auth_header, **where)
+    facet = {f["value"]: f["count"] for f in everyone["facets"]["language"]}
+    assert facet == dict(expected)
+
+
+async def test_a_cursor_whose_point_in_time_is_gone_is_400_cursor_expired(
+    api: ApiClient, es: AsyncElasticsearch, auth_header: dict[str, str]
+) -> None:
+    first = await search(api, auth_header, location=LOWER_MANHATTAN, pageSize=5, facets=False)
+    second = await search(api, auth_header, cursor=first["nextCursor"], pageSize=5)
+    cursor = second["nextCursor"]
+    state = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+    await es.close_point_in_time(id=state["pit"])
+    response = await api.post(
+        "/v2/providers/search", json={"cursor": cursor}, headers=auth_header
+    )
+    assert response.status == 400
+    problem = await response.json()
+    assert problem["code"] == "cursor_expired"
+    assert problem["errors"][0]["field"] == "cursor"
