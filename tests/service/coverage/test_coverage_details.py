@@ -72,7 +72,8 @@ async def test_the_row_in_force_gives_accepting_and_its_dates(
 ) -> None:
     def wanted(r: Row) -> bool:
         in_force = (r["effective_date"] or "0000") <= DAY < (r["termination_date"] or "9999")
-        return r["network_status"] == "in_network" and r["termination_date"] != "" and in_force
+        known = r["accepting_new_patients"] != "" and r["termination_date"] != ""
+        return r["network_status"] == "in_network" and known and in_force
 
     row = only_row(wanted)
     body = {"contractYear": 2026, "bidIds": [row["bid_id"]], "npis": [{"npi": row["npi"]}]}
