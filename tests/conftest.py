@@ -120,3 +120,12 @@ async def failing_api(aiohttp_client: ClientFactory, sample_settings: Settings) 
 @pytest.fixture
 def auth_header(sample_settings: Settings) -> dict[str, str]:
     return {"Authorization": f"Bearer {mint_token(sample_settings, scopes=ALL_SCOPES)}"}
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Print the random order's seed even under -q: a failure that depends on the order can be
+    replayed with ``pytest -p randomly --randomly-seed=N``."""
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    seed = session.config.getoption("randomly_seed", default=None)
+    if reporter is not None and seed is not None:
+        reporter.write_line(f"test order: random, --randomly-seed={seed}")
