@@ -22,12 +22,21 @@ class ZipPlace:
     lng: float
 
 
+def _has_coordinates(entry: dict[str, str]) -> bool:
+    """The package gives ~870 ZIPs (military, PO box, unique) the coordinates "0", "0": they are
+    not places, and a truthiness check on the strings would keep them at 0,0."""
+    try:
+        return (float(entry.get("lat") or 0), float(entry.get("long") or 0)) != (0.0, 0.0)
+    except ValueError:
+        return False
+
+
 @cache
 def _zip_table() -> dict[str, ZipPlace]:
     # One pass over the package's data: a dict lookup per row instead of a scan per row.
     table: dict[str, ZipPlace] = {}
     for entry in zipcodes.list_all():  # type: ignore[no-untyped-call]
-        if not entry.get("lat") or not entry.get("long"):
+        if not _has_coordinates(entry):
             continue
         table[entry["zip_code"]] = ZipPlace(
             zip=entry["zip_code"],
@@ -45,7 +54,7 @@ def _city_table() -> dict[tuple[str, str], tuple[float, float]]:
     """(CITY, ST) -> mean of the ZIP centroids that name the city (primary or acceptable)."""
     sums: dict[tuple[str, str], list[float]] = {}
     for entry in zipcodes.list_all():  # type: ignore[no-untyped-call]
-        if not entry.get("lat") or not entry.get("long"):
+        if not _has_coordinates(entry):
             continue
         for city in [entry["city"], *entry.get("acceptable_cities", [])]:
             acc = sums.setdefault((city.upper(), entry["state"]), [0.0, 0.0, 0.0])
