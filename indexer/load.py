@@ -33,8 +33,6 @@ from indexer.sources.hospitals import read_hospitals
 from indexer.sources.nucc import read_nucc
 from indexer.sources.plans import read_plans
 
-CONFLICT = 409  # a coverage row whose (year, plan, NPI, location) came earlier in the file
-
 
 @dataclass(frozen=True)
 class LoadOptions:
@@ -93,10 +91,6 @@ def _account_failures(
         kind = kind_of.get(failure.index, "?")
         origin = failure.origin
         source, row, npi = (origin.source, origin.row, origin.npi) if origin else ("?", 0, "")
-        if kind == "coverage" and failure.status == CONFLICT:
-            report.expected["coverage"] -= 1
-            rejects.add(source, row, npi, "duplicate")
-            continue
         errors += 1
         report.bulk_failed[kind] += 1
         if kind == "providers":

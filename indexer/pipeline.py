@@ -74,11 +74,9 @@ class ActionStream:
         yield from self._coverage()
         yield from self._providers()
 
-    def _action(
-        self, kind: IndexKind, doc_id: str, doc: Any, origin: Origin, op: str = "index"
-    ) -> Action:
+    def _action(self, kind: IndexKind, doc_id: str, doc: Any, origin: Origin) -> Action:
         self._report.expected[kind] += 1
-        return action_lines(op, self._indices[kind])(doc_id), dumps(doc), origin
+        return action_lines("index", self._indices[kind])(doc_id), dumps(doc), origin
 
     def _plans(self) -> Iterator[Action]:
         source = self._sources.plans.name if self._sources.plans else "plans"
@@ -88,6 +86,9 @@ class ActionStream:
 
     def _coverage(self) -> Iterator[Action]:
         shared: dict[tuple[str, ...], tuple[str, ...]] = {}
+        # Duplicates are found here, not by a 409 from a "create": a bulk request retried after
+        # a dropped connection would meet its own documents and look like duplicates.
+        seen: set[str] = set()
         for path in self._sources.coverage:
             rows = 0
             for item in read_coverage(path):
@@ -95,6 +96,10 @@ class ActionStream:
                 if isinstance(item, Rejected):
                     self._rejects.add(path.name, item.row_number, item.npi, item.reason)
                     continue
+                if item.doc_id in seen:
+                    self._rejects.add(path.name, item.row_number, item.doc["npi"], "duplicate")
+                    continue
+                seen.add(item.doc_id)
                 yield self._coverage_action(item, path.name, shared)
             self._report.source_rows[path.name] = rows
 
@@ -111,8 +116,7 @@ class ActionStream:
                 keys = (*known, key)
                 self._networks[int(npi)] = shared.setdefault(keys, keys)
         origin = Origin(source, item.row_number, npi)
-        # "create": a second row for the same (year, plan, NPI, location) is refused (409).
-        return self._action("coverage", item.doc_id, doc, origin, op="create")
+        return self._action("coverage", item.doc_id, doc, origin)
 
     def _providers(self) -> Iterator[Action]:
         # The hot loop of a load (millions of rows): everything it touches is a local.

@@ -22,7 +22,7 @@ source                   free text naming where the row came from (e.g. a networ
 A row with an invalid contract year, bid id, NPI, location id, status, flag or date, a
 termination not after the effective date, is rejected with its row number and reason, never
 indexed; so is a row with the same (year, bid id, NPI, location) as an earlier one (the loader
-writes coverage documents with ``op_type=create`` and Elasticsearch refuses the second).
+remembers the ids it wrote; the first row wins).
 """
 
 from __future__ import annotations
