@@ -14,14 +14,7 @@ from typing import Any
 import aiohttp
 import orjson
 
-from bench.search_bench import (
-    compare,
-    harness_parser,
-    parse_harness_args,
-    run_level,
-    start_service,
-    wait_ready,
-)
+from bench.harness import harness_parser, parse_harness_args, print_comparison, running_service
 from core.index_contract import IndexNames
 from service.coverage.models import CoverageRequest
 from service.coverage.store import coverage_searches
@@ -62,44 +55,30 @@ async def main_async(args: argparse.Namespace) -> None:
     service_body = orjson.dumps(request_body)
     direct_body = msearch_payload(request_body, names)
     token = mint_token(Settings())
-    service_url = f"http://127.0.0.1:{args.port}"
-    process = start_service(args.es_url, args.prefix, args.port)
-    try:
-        await wait_ready(service_url)
-        async with aiohttp.ClientSession() as http:
-            headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+    es_headers = {"Content-Type": "application/x-ndjson"}
+    async with running_service(args) as service_url, aiohttp.ClientSession() as http:
 
-            async def via_service(_: int) -> bool:
-                async with http.post(
-                    f"{service_url}/v2/providers/coverage", data=service_body, headers=headers
-                ) as response:
-                    await response.read()
-                    return response.status == 200
+        async def via_service(_: int) -> bool:
+            async with http.post(
+                f"{service_url}/v2/providers/coverage", data=service_body, headers=headers
+            ) as response:
+                await response.read()
+                return response.status == 200
 
-            async def direct(_: int) -> bool:
-                async with http.post(
-                    f"{args.es_url}/_msearch",
-                    data=direct_body,
-                    headers={"Content-Type": "application/x-ndjson"},
-                ) as response:
-                    await response.read()
-                    return response.status == 200
+        async def direct(_: int) -> bool:
+            async with http.post(
+                f"{args.es_url}/_msearch", data=direct_body, headers=es_headers
+            ) as response:
+                await response.read()
+                return response.status == 200
 
-            await run_level(2, 3, via_service, 1)  # warm-up
-            await run_level(2, 3, direct, 1)
-            print(
-                f"request: {len(request_body['bidIds'])} bid ids x "
-                f"{len(request_body['npis'])} NPIs; {args.seconds:.0f} s per run\n"
-            )
-            print("| target | clients | requests | errors | p50 ms | p95 ms | p99 ms | req/s |")
-            print("|---|---|---|---|---|---|---|---|")
-            arms = [("service", via_service), ("elasticsearch msearch", direct)]
-            for clients in args.levels:
-                for label, stats in await compare(clients, args.seconds, arms, 1):
-                    print(stats.row(label, clients), flush=True)
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+        title = (
+            f"request: {len(request_body['bidIds'])} bid ids x "
+            f"{len(request_body['npis'])} NPIs; {args.seconds:.0f} s per run"
+        )
+        arms = [("service", via_service), ("elasticsearch msearch", direct)]
+        await print_comparison(title, args, arms, 1, warm_up_clients=2)
 
 
 def main() -> None:

@@ -8,29 +8,22 @@ documents of the loaded index (exact names, one-typo names, specialties, lay ter
 cities and radii, location-only), and for each concurrency level runs the mix against the
 service and then the identical bodies against Elasticsearch, with the same HTTP client.
 
-About 300 lines: the query mix built from real documents is most of it; the harness helpers
-(``compare``, ``run_level``, ``start_service``, ``harness_parser``) are shared with the coverage
-benchmark.
+The harness (service process, load generator, table) is ``bench/harness.py``, shared with the
+coverage benchmark.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import random
-import subprocess
-import sys
-import time
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
 import orjson
 
+from bench.harness import harness_parser, parse_harness_args, print_comparison, running_service
 from core.index_contract import IndexNames
-from devtools.settings import LauncherSettings
 from service.search.interpret import interpret
 from service.search.models import SearchRequest
 from service.search.places import UnknownPlace, resolve
@@ -63,25 +56,6 @@ SPECIALTIES = [
     "Physical Therapist",
 ]
 RADII = [2, 5, 10, 25, 50]
-
-
-@dataclass
-class Stats:
-    latencies_ms: list[float]
-    errors: int
-    seconds: float
-
-    def row(self, label: str, clients: int) -> str:
-        lat = sorted(self.latencies_ms)
-
-        def pct(p: float) -> float:
-            return lat[min(len(lat) - 1, int(p * len(lat)))] if lat else float("nan")
-
-        rate = len(lat) / self.seconds
-        return (
-            f"| {label} | {clients} | {len(lat)} | {self.errors} | {pct(0.50):.1f} | "
-            f"{pct(0.95):.1f} | {pct(0.99):.1f} | {rate:.0f} |"
-        )
 
 
 def _typo(word: str, rng: random.Random) -> str:
@@ -157,139 +131,38 @@ def elasticsearch_body(request_body: dict[str, Any]) -> dict[str, Any]:
     return build_search(request, interpret(request.query or ""), place)
 
 
-async def run_level(
-    clients: int, seconds: float, call: Callable[[int], Awaitable[bool]], total: int
-) -> Stats:
-    latencies: list[float] = []
-    errors = 0
-    deadline = time.perf_counter() + seconds
-
-    async def worker(offset: int) -> None:
-        nonlocal errors
-        i = offset
-        while time.perf_counter() < deadline:
-            started = time.perf_counter()
-            ok = await call(i % total)
-            latencies.append((time.perf_counter() - started) * 1000)
-            errors += not ok
-            i += clients
-
-    started = time.perf_counter()
-    await asyncio.gather(*(worker(n) for n in range(clients)))
-    return Stats(latencies, errors, time.perf_counter() - started)
-
-
-async def compare(
-    clients: int,
-    seconds: float,
-    arms: Sequence[tuple[str, Callable[[int], Awaitable[bool]]]],
-    total: int,
-    rounds: int = 5,
-) -> list[tuple[str, Stats]]:
-    """Each arm for ``seconds`` in all, in ``rounds`` alternating slices, so that load from
-    anything else on the machine falls on both arms alike."""
-    merged = {label: Stats([], 0, 0.0) for label, _ in arms}
-    for _ in range(rounds):
-        for label, call in arms:
-            stats = await run_level(clients, seconds / rounds, call, total)
-            merged[label].latencies_ms.extend(stats.latencies_ms)
-            merged[label].errors += stats.errors
-            merged[label].seconds += stats.seconds
-    return list(merged.items())
-
-
-def start_service(es_url: str, prefix: str, port: int) -> subprocess.Popen[bytes]:
-    env = {
-        **os.environ,
-        "ELASTICSEARCH_URL": es_url,
-        "PD_INDEX_PREFIX": prefix,
-        "PD_PORT": str(port),
-        "PD_ENVIRONMENT": "development",
-        "PD_RATE_LIMIT_PER_S": "0",  # measure the service, not its rate limiter
-        "PD_METRICS_ENABLED": "true",
-    }
-    return subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "serve"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-
-
-async def wait_ready(url: str) -> None:
-    async with aiohttp.ClientSession() as http:
-        for _ in range(100):
-            try:
-                async with http.get(f"{url}/readyz") as response:
-                    if response.status == 200:
-                        return
-            except aiohttp.ClientError:
-                pass
-            await asyncio.sleep(0.2)
-    raise RuntimeError("service did not become ready")
-
-
 async def main_async(args: argparse.Namespace) -> None:
     names = IndexNames(args.prefix)
     mix = await query_mix(args.es_url, names, args.queries, args.seed)
     es_bodies = [orjson.dumps(elasticsearch_body(b)) for b in mix]
     service_bodies = [orjson.dumps(b) for b in mix]
     token = mint_token(Settings())
-    service_url = f"http://127.0.0.1:{args.port}"
-    process = start_service(args.es_url, args.prefix, args.port)
-    try:
-        await wait_ready(service_url)
-        connector = aiohttp.TCPConnector(limit=64)
-        async with aiohttp.ClientSession(connector=connector) as http:
-            headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
-            es_headers = {"Content-Type": "application/json"}
-            search_url = f"{args.es_url}/{names.alias('search')}/_search"
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+    es_headers = {"Content-Type": "application/json"}
+    search_url = f"{args.es_url}/{names.alias('search')}/_search"
+    async with (
+        running_service(args) as service_url,
+        aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=64)) as http,
+    ):
 
-            async def via_service(i: int) -> bool:
-                async with http.post(
-                    f"{service_url}/v2/providers/search", data=service_bodies[i], headers=headers
-                ) as response:
-                    await response.read()
-                    return response.status == 200
+        async def via_service(i: int) -> bool:
+            async with http.post(
+                f"{service_url}/v2/providers/search", data=service_bodies[i], headers=headers
+            ) as response:
+                await response.read()
+                return response.status == 200
 
-            async def direct(i: int) -> bool:
-                async with http.post(search_url, data=es_bodies[i], headers=es_headers) as response:
-                    await response.read()
-                    return response.status == 200
+        async def direct(i: int) -> bool:
+            async with http.post(search_url, data=es_bodies[i], headers=es_headers) as response:
+                await response.read()
+                return response.status == 200
 
-            await run_level(4, 3, via_service, len(mix))  # warm-up: caches, JIT, connections
-            await run_level(4, 3, direct, len(mix))
-            print(
-                f"queries in the mix: {len(mix)}; {args.seconds:.0f} s per arm and level, "
-                "in 5 alternating slices\n"
-            )
-            print("| target | clients | requests | errors | p50 ms | p95 ms | p99 ms | req/s |")
-            print("|---|---|---|---|---|---|---|---|")
-            arms = [("service", via_service), ("elasticsearch", direct)]
-            for clients in args.levels:
-                for label, stats in await compare(clients, args.seconds, arms, len(mix)):
-                    print(stats.row(label, clients), flush=True)
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-
-
-def harness_parser(doc: str | None, levels: list[int], port: int) -> argparse.ArgumentParser:
-    """The options every service-vs-Elasticsearch harness takes."""
-    parser = argparse.ArgumentParser(description=doc.splitlines()[0] if doc else None)
-    parser.add_argument("--es-url", default=LauncherSettings().elasticsearch_url)
-    parser.add_argument("--prefix", required=True)
-    parser.add_argument("--seconds", type=float, default=20)
-    parser.add_argument("--levels", type=lambda s: [int(x) for x in s.split(",")], default=levels)
-    parser.add_argument("--port", type=int, default=port)
-    return parser
-
-
-def parse_harness_args(parser: argparse.ArgumentParser) -> argparse.Namespace:
-    args = parser.parse_args()
-    if not args.es_url:
-        parser.error("--es-url or ELASTICSEARCH_URL is required")
-    return args
+        title = (
+            f"queries in the mix: {len(mix)}; {args.seconds:.0f} s per arm and level, "
+            "in 5 alternating slices"
+        )
+        arms = [("service", via_service), ("elasticsearch", direct)]
+        await print_comparison(title, args, arms, len(mix), warm_up_clients=4)
 
 
 def main() -> None:

@@ -1,0 +1,152 @@
+"""What every service-vs-Elasticsearch benchmark shares: the service as its own process (as
+deployed), a load generator of N concurrent clients, both arms run in alternating slices, and
+the Markdown table of latencies and rates."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+import aiohttp
+
+from devtools.settings import LauncherSettings
+
+Call = Callable[[int], Awaitable[bool]]  # request number -> answered 200
+Arms = Sequence[tuple[str, Call]]
+
+
+@dataclass
+class Stats:
+    latencies_ms: list[float]
+    errors: int
+    seconds: float
+
+    def row(self, label: str, clients: int) -> str:
+        lat = sorted(self.latencies_ms)
+
+        def pct(p: float) -> float:
+            return lat[min(len(lat) - 1, int(p * len(lat)))] if lat else float("nan")
+
+        rate = len(lat) / self.seconds
+        return (
+            f"| {label} | {clients} | {len(lat)} | {self.errors} | {pct(0.50):.1f} | "
+            f"{pct(0.95):.1f} | {pct(0.99):.1f} | {rate:.0f} |"
+        )
+
+
+async def run_level(clients: int, seconds: float, call: Call, total: int) -> Stats:
+    latencies: list[float] = []
+    errors = 0
+    deadline = time.perf_counter() + seconds
+
+    async def worker(offset: int) -> None:
+        nonlocal errors
+        i = offset
+        while time.perf_counter() < deadline:
+            started = time.perf_counter()
+            ok = await call(i % total)
+            latencies.append((time.perf_counter() - started) * 1000)
+            errors += not ok
+            i += clients
+
+    started = time.perf_counter()
+    await asyncio.gather(*(worker(n) for n in range(clients)))
+    return Stats(latencies, errors, time.perf_counter() - started)
+
+
+async def compare(
+    clients: int, seconds: float, arms: Arms, total: int, rounds: int = 5
+) -> list[tuple[str, Stats]]:
+    """Each arm for ``seconds`` in all, in ``rounds`` alternating slices, so that load from
+    anything else on the machine falls on both arms alike."""
+    merged = {label: Stats([], 0, 0.0) for label, _ in arms}
+    for _ in range(rounds):
+        for label, call in arms:
+            stats = await run_level(clients, seconds / rounds, call, total)
+            merged[label].latencies_ms.extend(stats.latencies_ms)
+            merged[label].errors += stats.errors
+            merged[label].seconds += stats.seconds
+    return list(merged.items())
+
+
+async def print_comparison(
+    title: str, args: argparse.Namespace, arms: Arms, total: int, *, warm_up_clients: int
+) -> None:
+    """Warm both arms up (caches, JIT, connections), then one table row per arm and level."""
+    for _, call in arms:
+        await run_level(warm_up_clients, 3, call, total)
+    print(title + "\n")
+    print("| target | clients | requests | errors | p50 ms | p95 ms | p99 ms | req/s |")
+    print("|---|---|---|---|---|---|---|---|")
+    for clients in args.levels:
+        for label, stats in await compare(clients, args.seconds, arms, total):
+            print(stats.row(label, clients), flush=True)
+
+
+def start_service(es_url: str, prefix: str, port: int) -> subprocess.Popen[bytes]:
+    env = {
+        **os.environ,
+        "ELASTICSEARCH_URL": es_url,
+        "PD_INDEX_PREFIX": prefix,
+        "PD_PORT": str(port),
+        "PD_ENVIRONMENT": "development",
+        "PD_RATE_LIMIT_PER_S": "0",  # measure the service, not its rate limiter
+        "PD_METRICS_ENABLED": "true",
+    }
+    return subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "serve"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+async def wait_ready(url: str) -> None:
+    async with aiohttp.ClientSession() as http:
+        for _ in range(100):
+            try:
+                async with http.get(f"{url}/readyz") as response:
+                    if response.status == 200:
+                        return
+            except aiohttp.ClientError:
+                pass
+            await asyncio.sleep(0.2)
+    raise RuntimeError("service did not become ready")
+
+
+@asynccontextmanager
+async def running_service(args: argparse.Namespace) -> AsyncIterator[str]:
+    """The service on ``args.port`` against ``args.es_url``/``args.prefix``, ready; its URL."""
+    url = f"http://127.0.0.1:{args.port}"
+    process = start_service(args.es_url, args.prefix, args.port)
+    try:
+        await wait_ready(url)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def harness_parser(doc: str | None, levels: list[int], port: int) -> argparse.ArgumentParser:
+    """The options every service-vs-Elasticsearch harness takes."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0] if doc else None)
+    parser.add_argument("--es-url", default=LauncherSettings().elasticsearch_url)
+    parser.add_argument("--prefix", required=True)
+    parser.add_argument("--seconds", type=float, default=20)
+    parser.add_argument("--levels", type=lambda s: [int(x) for x in s.split(",")], default=levels)
+    parser.add_argument("--port", type=int, default=port)
+    return parser
+
+
+def parse_harness_args(parser: argparse.ArgumentParser) -> argparse.Namespace:
+    args = parser.parse_args()
+    if not args.es_url:
+        parser.error("--es-url or ELASTICSEARCH_URL is required")
+    return args
