@@ -118,5 +118,3 @@ def prepare_for_user(root: Path) -> pwd.struct_passwd | None:
                 "every user can reach (e.g. under /var/tmp)."
             )
     return user
-
-

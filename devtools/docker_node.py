@@ -3,7 +3,6 @@ answers."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 
@@ -21,9 +20,11 @@ def docker_available() -> bool:
 
 def start_docker() -> tuple[str, str]:
     """Start a testcontainers node; (container id, url)."""
-    # Kept running after this process exits (no reaper); `stop` removes it by id.
-    os.environ.setdefault("TESTCONTAINERS_RYUK_DISABLED", "true")
     from testcontainers.community.elasticsearch import ElasticSearchContainer
+    from testcontainers.core.config import testcontainers_config
+
+    # Kept running after this process exits (no reaper); `stop` removes it by id.
+    testcontainers_config.ryuk_disabled = True
 
     container = ElasticSearchContainer(ES_DOCKER_IMAGE, mem_limit="2g")
     container.with_env("xpack.security.enabled", "false")

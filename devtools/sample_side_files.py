@@ -39,6 +39,7 @@ DAC_SPECS: tuple[DacSpec, ...] = (
 HOSPITAL_SOURCE = "hospitals/Hospital_General_Information.csv"
 HOSPITAL_TARGET = "Hospital_General_Information.csv"
 
+
 @dataclass
 class DacResult:
     """Rows kept from one DAC file and why."""
@@ -47,8 +48,6 @@ class DacResult:
     in_sample: int = 0
     missing_npis: list[str] = field(default_factory=list)
     ccns: set[str] = field(default_factory=set)
-
-
 
 
 def dac_npis(raw: Path) -> set[str]:
@@ -97,8 +96,6 @@ def subset_dac(
         result.ccns.update(norm_ccn(row[c]) for c in ccn_cols if norm_ccn(row[c]))
     write_csv(out / spec.target, fmt, kept)
     return result
-
-
 
 
 def norm_ccn(value: str) -> str:
