@@ -1,4 +1,4 @@
-"""The development tools and the indexer read their environment only through settings."""
+"""The development tools read their environment only through their settings."""
 
 from __future__ import annotations
 
@@ -6,9 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from devtools import es_launcher
 from devtools.settings import REPO_ROOT, DevServerSettings, LauncherSettings
-from indexer.cli import _parser
-from indexer.settings import IndexerSettings
 
 VARIABLES = (
     "ELASTICSEARCH_URL",
@@ -18,9 +17,6 @@ VARIABLES = (
     "ES_JAVA_HOME",
     "JAVA_HOME",
     "PORT",
-    "PD_INDEX_PREFIX",
-    "PD_SHARDS",
-    "PD_REPLICAS",
 )
 
 
@@ -61,25 +57,11 @@ def test_a_bad_heap_is_refused(clean_env: pytest.MonkeyPatch) -> None:
         LauncherSettings()
 
 
-def test_indexer_flags_default_to_its_settings(clean_env: pytest.MonkeyPatch) -> None:
-    args = _parser(IndexerSettings()).parse_args(["load"])
-    assert (args.es_url, args.prefix, args.shards, args.replicas) == (
-        "http://127.0.0.1:9200",
-        "provider-directory",
-        1,
-        0,
-    )
-    clean_env.setenv("ELASTICSEARCH_URL", "http://127.0.0.1:9201")
-    clean_env.setenv("PD_INDEX_PREFIX", "weekly")
-    clean_env.setenv("PD_SHARDS", "3")
-    clean_env.setenv("PD_REPLICAS", "1")
-    args = _parser(IndexerSettings()).parse_args(["load"])
-    assert (args.es_url, args.prefix, args.shards, args.replicas) == (
-        "http://127.0.0.1:9201",
-        "weekly",
-        3,
-        1,
-    )
-    flags = ["--es-url", "http://x:1", "--prefix", "p", "load", "--shards", "2"]
-    args = _parser(IndexerSettings()).parse_args(flags)
-    assert (args.es_url, args.prefix, args.shards) == ("http://x:1", "p", 2)
+def test_the_launcher_reads_its_settings_when_called(
+    clean_env: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # es_launcher was imported before the variables changed: it reads them when called.
+    clean_env.setenv("PD_CACHE_DIR", str(tmp_path))
+    assert es_launcher.status() == (False, "no node running")
+    clean_env.setenv("ELASTICSEARCH_URL", "http://127.0.0.1:9")
+    assert es_launcher.status() == (False, "external http://127.0.0.1:9 not answering")
