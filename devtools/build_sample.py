@@ -17,10 +17,10 @@ Why a script: the sample must be reproducible and reviewable. Every choice is
 deterministic (metro caps take the lowest NPIs, files keep their source order, gzip is
 written with ``mtime=0`` and no file name), so running it twice gives identical bytes.
 
-The NPPES selection, the metros and the run's report live here (about 300 lines, most of them
-the declarative choice of what is sampled); the DAC and hospital slices are in
-``devtools/sample_side_files.py``, the format-preserving CSV writing in ``devtools/csv_subsets.py``,
-and ZIP geography and CCN rules are the indexer's own.
+The NPPES selection, the metros and the run's report live here (about 290 lines, most of them
+the declarative choice of what is sampled and the report); the DAC and hospital slices are in
+``devtools/sample_side_files.py``, the format-preserving CSV writing in ``devtools/csv_subsets.py``.
+Reading (gzip, decoding), ZIP geography and the CCN rule are the indexer's and core's own.
 
 Usage (from the repository root)::
 
@@ -30,17 +30,12 @@ Usage (from the repository root)::
 import argparse
 import hashlib
 from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path
 from typing import NamedTuple
 
-from core.geo import all_zip_places, haversine_miles
-from devtools.csv_subsets import (
-    TextFormat,
-    column_index,
-    detect_format,
-    read_csv,
-    write_gzip_csv,
-)
+from core.geo import all_zip_places, haversine_miles, zip5
+from devtools.csv_subsets import column_index, line_ending, read_csv, write_gzip_csv
 from devtools.sample_side_files import DAC_SPECS, DacResult, dac_npis, subset_dac, subset_hospitals
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -100,14 +95,13 @@ SIZE_LIMITED = frozenset(
 )
 
 Row = list[str]
-Coords = dict[str, tuple[float, float]]
 
 
 class NppesKey(NamedTuple):
     """The few NPPES fields needed to decide whether a row goes into the sample."""
 
     npi: str
-    zip5: str
+    zip5: str | None  # as the indexer reads it (core.geo.zip5)
     country: str
     entity: str
     deactivated: bool
@@ -117,18 +111,14 @@ class NppesKey(NamedTuple):
 # --------------------------------------------------------------------------- geography
 
 
-def load_zip_coords() -> Coords:
-    """ZIP -> (lat, lon): the same ZIP table the indexer geocodes with."""
-    return {place.zip: (place.lat, place.lng) for place in all_zip_places()}
-
-
-def zip_metros(coords: Coords) -> dict[str, str]:
-    """ZIP -> key of the first metro whose radius contains the ZIP centroid."""
+def zip_metros() -> dict[str, str]:
+    """ZIP -> key of the first metro whose radius contains the ZIP centroid (the ZIP table the
+    indexer geocodes with)."""
     found: dict[str, str] = {}
-    for zip5, (lat, lon) in sorted(coords.items()):
+    for place in sorted(all_zip_places(), key=attrgetter("zip")):
         for metro in METROS:
-            if haversine_miles(lat, lon, metro.lat, metro.lon) <= metro.radius:
-                found[zip5] = metro.key
+            if haversine_miles(place.lat, place.lng, metro.lat, metro.lon) <= metro.radius:
+                found[place.zip] = metro.key
                 break
     return found
 
@@ -136,17 +126,17 @@ def zip_metros(coords: Coords) -> dict[str, str]:
 # --------------------------------------------------------------------------- NPPES
 
 
-def scan_nppes(path: Path, fmt: TextFormat) -> list[NppesKey]:
+def scan_nppes(path: Path) -> list[NppesKey]:
     """First pass over NPPES: the selection fields of every row."""
     keys: list[NppesKey] = []
-    with read_csv(path, fmt) as rows:
+    with read_csv(path) as rows:
         header = next(rows)
         idx = [column_index(header, c) for c in (COL_NPI, COL_ZIP, COL_COUNTRY, COL_ENTITY)]
         deact, react = column_index(header, COL_DEACTIVATED), column_index(header, COL_REACTIVATED)
         for row in rows:
             npi, zip_code, country, entity = (row[i] for i in idx)
             keys.append(
-                NppesKey(npi, zip_code[:5], country, entity, bool(row[deact]), bool(row[react]))
+                NppesKey(npi, zip5(zip_code), country, entity, bool(row[deact]), bool(row[react]))
             )
     return keys
 
@@ -155,7 +145,7 @@ def select_metros(keys: list[NppesKey], zip_metro: dict[str, str]) -> dict[str, 
     """Per metro, the lowest ``cap`` NPIs with a US practice ZIP inside its radius."""
     by_metro: dict[str, list[str]] = {m.key: [] for m in METROS}
     for key in keys:
-        metro = zip_metro.get(key.zip5)
+        metro = zip_metro.get(key.zip5 or "")
         if metro and key.country in ("", "US"):
             by_metro[metro].append(key.npi)
     caps = {m.key: m.cap for m in METROS}
@@ -169,10 +159,10 @@ def select_deactivated(keys: list[NppesKey]) -> tuple[list[str], list[str]]:
     return only[:DEACTIVATED_ONLY_COUNT], again[:REACTIVATED_COUNT]
 
 
-def collect_rows(path: Path, fmt: TextFormat, wanted: set[str]) -> tuple[Row, list[Row]]:
+def collect_rows(path: Path, wanted: set[str]) -> tuple[Row, list[Row]]:
     """Second pass over NPPES: header and the wanted rows, in ascending NPI order."""
     found: dict[str, Row] = {}
-    with read_csv(path, fmt) as rows:
+    with read_csv(path) as rows:
         header = next(rows)
         npi_col = column_index(header, COL_NPI)
         for row in rows:
@@ -198,7 +188,7 @@ def copy_whole(raw: Path, out: Path) -> None:
 
 def count_rows(path: Path) -> int:
     """Data rows (excluding the header) of a plain or gzipped CSV."""
-    with read_csv(path, detect_format(path)) as rows:
+    with read_csv(path) as rows:
         return sum(1 for _ in rows) - 1
 
 
@@ -220,28 +210,28 @@ def print_sizes(out: Path) -> None:
 def build_nppes(raw: Path, out: Path, zip_metro: dict[str, str]) -> tuple[set[str], set[str]]:
     """Select and write the NPPES sample; return (sample NPIs, all NPPES NPIs)."""
     path = raw / NPPES_SOURCE
-    fmt = detect_format(path)
-    keys = scan_nppes(path, fmt)
+    keys = scan_nppes(path)
     all_npis = {k.npi for k in keys}
     metros = select_metros(keys, zip_metro)
     dac_overlap = dac_npis(raw) & all_npis
     deact_only, reactivated = select_deactivated(keys)
     wanted = set(dac_overlap).union(deact_only, reactivated, *metros.values())
-    header, rows = collect_rows(path, fmt, wanted)
-    write_gzip_csv(out / NPPES_TARGET, fmt, [header, *rows])
-    report_nppes(keys, fmt, metros, dac_overlap, wanted)
+    header, rows = collect_rows(path, wanted)
+    newline = line_ending(path)
+    write_gzip_csv(out / NPPES_TARGET, newline, [header, *rows])
+    report_nppes(keys, newline, metros, dac_overlap, wanted)
     return wanted, all_npis
 
 
 def report_nppes(
     keys: list[NppesKey],
-    fmt: TextFormat,
+    newline: str,
     metros: dict[str, list[str]],
     dac_overlap: set[str],
     wanted: set[str],
 ) -> None:
     """Print how the NPPES sample was assembled."""
-    print(f"NPPES source: {len(keys)} rows, {fmt.encoding}, newline={fmt.newline!r}")
+    print(f"NPPES source: {len(keys)} rows, newline={newline!r}")
     for metro in METROS:
         print(
             f"  metro {metro.key:22} {len(metros[metro.key]):>5} (cap {metro.cap}, "
@@ -280,7 +270,7 @@ def main() -> None:
     args = parse_args()
     raw, out = args.raw.resolve(), args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
-    zip_metro = zip_metros(load_zip_coords())
+    zip_metro = zip_metros()
     sample, all_npis = build_nppes(raw, out, zip_metro)
     results = [subset_dac(raw, out, spec, sample, all_npis) for spec in DAC_SPECS]
     report_dac(results)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from devtools.csv_subsets import Row, column_index, detect_format, read_csv, write_csv
+from devtools.csv_subsets import Row, column_index, line_ending, read_csv, write_csv
 from indexer.sources.hospitals import canonical_ccn
 
 COL_NPI = "NPI"
@@ -55,7 +55,7 @@ def dac_npis(raw: Path) -> set[str]:
     npis: set[str] = set()
     for spec in DAC_SPECS:
         path = raw / spec.source
-        with read_csv(path, detect_format(path)) as rows:
+        with read_csv(path) as rows:
             npi_col = column_index(next(rows), COL_NPI)
             npis.update(row[npi_col].strip() for row in rows if row[npi_col].strip())
     return npis
@@ -76,8 +76,7 @@ def subset_dac(
 ) -> DacResult:
     """Keep rows of sampled NPIs plus a few NPPES-absent NPIs, in source order."""
     path = raw / spec.source
-    fmt = detect_format(path)
-    with read_csv(path, fmt) as reader:
+    with read_csv(path) as reader:
         header, rows = next(reader), list(reader)
     npi_col = column_index(header, COL_NPI)
     ccn_cols = [column_index(header, c) for c in spec.ccn_columns]
@@ -93,22 +92,16 @@ def subset_dac(
         else:
             continue
         kept.append(row)
-        result.ccns.update(norm_ccn(row[c]) for c in ccn_cols if norm_ccn(row[c]))
-    write_csv(out / spec.target, fmt, kept)
+        result.ccns.update(filter(None, (canonical_ccn(row[c]) for c in ccn_cols)))
+    write_csv(out / spec.target, line_ending(path), kept)
     return result
-
-
-def norm_ccn(value: str) -> str:
-    """The indexer's CCN rule (leading zeros restored), so the sample keeps exactly the
-    hospitals the indexer will join; '' when the value is not a CCN."""
-    return canonical_ccn(value) or ""
 
 
 def hospital_reason(
     row: dict[str, str], ccns: set[str], zip_metro: dict[str, str], states: set[str]
 ) -> str:
     """Why a hospital row is kept ('' if it is not)."""
-    if norm_ccn(row["Facility ID"]) in ccns:
+    if canonical_ccn(row["Facility ID"]) in ccns:
         return "dac_affiliation"
     if row["State"] in states:
         return f"state_{row['State']}"
@@ -120,8 +113,7 @@ def subset_hospitals(
 ) -> tuple[dict[str, int], int]:
     """Write the kept hospitals; return counts per reason and DAC CCNs not found."""
     path = raw / HOSPITAL_SOURCE
-    fmt = detect_format(path)
-    with read_csv(path, fmt) as reader:
+    with read_csv(path) as reader:
         header, rows = next(reader), list(reader)
     counts: dict[str, int] = {}
     kept = [header]
@@ -130,6 +122,6 @@ def subset_hospitals(
         if reason:
             counts[reason] = counts.get(reason, 0) + 1
             kept.append(row)
-    write_csv(out / HOSPITAL_TARGET, fmt, kept)
-    known = {norm_ccn(r[column_index(header, "Facility ID")]) for r in rows}
+    write_csv(out / HOSPITAL_TARGET, line_ending(path), kept)
+    known = {canonical_ccn(r[column_index(header, "Facility ID")]) for r in rows}
     return counts, len(ccns - known)
