@@ -9,12 +9,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+from collections.abc import Awaitable
 from typing import Any
 
 import aiohttp
 import orjson
 
-from bench.harness import harness_parser, parse_harness_args, print_comparison, running_service
+from bench.harness import (
+    answered,
+    harness_parser,
+    parse_harness_args,
+    print_comparison,
+    running_service,
+)
 from core.index_contract import IndexNames
 from service.coverage.models import CoverageRequest
 from service.coverage.store import coverage_searches
@@ -58,20 +65,13 @@ async def main_async(args: argparse.Namespace) -> None:
     headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
     es_headers = {"Content-Type": "application/x-ndjson"}
     async with running_service(args) as service_url, aiohttp.ClientSession() as http:
+        service_coverage = f"{service_url}/v2/providers/coverage"
 
-        async def via_service(_: int) -> bool:
-            async with http.post(
-                f"{service_url}/v2/providers/coverage", data=service_body, headers=headers
-            ) as response:
-                await response.read()
-                return response.status == 200
+        def via_service(_: int) -> Awaitable[bool]:
+            return answered(http, service_coverage, service_body, headers)
 
-        async def direct(_: int) -> bool:
-            async with http.post(
-                f"{args.es_url}/_msearch", data=direct_body, headers=es_headers
-            ) as response:
-                await response.read()
-                return response.status == 200
+        def direct(_: int) -> Awaitable[bool]:
+            return answered(http, f"{args.es_url}/_msearch", direct_body, es_headers)
 
         title = (
             f"request: {len(request_body['bidIds'])} bid ids x "

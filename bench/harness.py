@@ -90,6 +90,15 @@ async def print_comparison(
             print(stats.row(label, clients), flush=True)
 
 
+async def answered(
+    http: aiohttp.ClientSession, url: str, body: bytes, headers: dict[str, str]
+) -> bool:
+    """POST ``body``, read the whole answer; True when it is a 200."""
+    async with http.post(url, data=body, headers=headers) as response:
+        await response.read()
+        return response.status == 200
+
+
 def start_service(es_url: str, prefix: str, port: int) -> subprocess.Popen[bytes]:
     env = {
         **os.environ,

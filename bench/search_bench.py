@@ -17,12 +17,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
+from collections.abc import Awaitable
 from typing import Any
 
 import aiohttp
 import orjson
 
-from bench.harness import harness_parser, parse_harness_args, print_comparison, running_service
+from bench.harness import (
+    answered,
+    harness_parser,
+    parse_harness_args,
+    print_comparison,
+    running_service,
+)
 from core.index_contract import IndexNames
 from service.search.interpret import interpret
 from service.search.models import SearchRequest
@@ -144,18 +151,13 @@ async def main_async(args: argparse.Namespace) -> None:
         running_service(args) as service_url,
         aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=64)) as http,
     ):
+        service_search = f"{service_url}/v2/providers/search"
 
-        async def via_service(i: int) -> bool:
-            async with http.post(
-                f"{service_url}/v2/providers/search", data=service_bodies[i], headers=headers
-            ) as response:
-                await response.read()
-                return response.status == 200
+        def via_service(i: int) -> Awaitable[bool]:
+            return answered(http, service_search, service_bodies[i], headers)
 
-        async def direct(i: int) -> bool:
-            async with http.post(search_url, data=es_bodies[i], headers=es_headers) as response:
-                await response.read()
-                return response.status == 200
+        def direct(i: int) -> Awaitable[bool]:
+            return answered(http, search_url, es_bodies[i], es_headers)
 
         title = (
             f"queries in the mix: {len(mix)}; {args.seconds:.0f} s per arm and level, "
