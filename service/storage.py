@@ -53,7 +53,6 @@ def elasticsearch_errors(what: str) -> Iterator[None]:
 async def aliases_exist(es: AsyncElasticsearch, names: IndexNames) -> bool:
     """Every alias of the contract exists; BackendUnavailable when Elasticsearch cannot say."""
     try:
-        with elasticsearch_errors("the indices"):
-            return bool(await es.indices.exists_alias(name=",".join(names.all_aliases())))
-    except (ApiError, TransportError) as error:
+        return bool(await es.indices.exists_alias(name=",".join(names.all_aliases())))
+    except (ApiError, TransportError) as error:  # unreachable, overloaded or failing alike
         raise BackendUnavailable("Elasticsearch answered with an error") from error

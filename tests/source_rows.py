@@ -42,3 +42,9 @@ def in_network_pair(sample_dir: Path) -> tuple[str, str]:
     """A (bid id, NPI) the sample's coverage file lists in network."""
     row = next(r for r in coverage_rows(sample_dir) if r["network_status"] == "in_network")
     return row["bid_id"], row["npi"]
+
+
+def canonical_bid(text: str) -> str:
+    """``H1234-001`` -> ``H1234_001_000``, written here apart from core.plans on purpose."""
+    contract, plan, *segment = text.strip().upper().replace("-", "_").split("_")
+    return f"{contract}_{plan}_{segment[0] if segment else '000'}"

@@ -10,7 +10,6 @@ from pydantic import BaseModel, Field, field_validator, with_config
 from typing_extensions import TypedDict
 
 from core.documents import CLOSED, IsoDate, Location, NetworkStatus, Plan, Provider
-from core.npi import is_valid_npi
 from core.plans import canonical_bid_id
 from service.fields import REQUEST_CONFIG, BidId, ContractYear, Npi, reject_null
 
@@ -28,13 +27,6 @@ class NpiRequest(BaseModel):
     )
 
     _no_nulls = reject_null
-
-    @field_validator("npi")
-    @classmethod
-    def _valid_npi(cls, value: str) -> str:
-        if not is_valid_npi(value):
-            raise ValueError("an NPI is 10 digits with a valid check digit")
-        return value
 
 
 class CoverageRequest(BaseModel):

@@ -6,12 +6,11 @@ from aiohttp import web
 
 from core.npi import is_valid_npi
 from service.errors import InvalidInput
+from service.fields import NPI_RULE
 from service.providers import store
 from service.web.jsonio import conditional_json_response
 from service.web.keys import ES, INDEX_NAMES
 from service.web.middleware import requires_scope
-
-NPI_RULE = "10 digits with a valid check digit (Luhn over 80840 + NPI)"
 
 
 def _npi(request: web.Request) -> str:

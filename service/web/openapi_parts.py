@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import TypeAdapter
+
+from service.fields import NPI_RULE, Npi
+
 Json = dict[str, Any]
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 STATUS_TEXT = {
@@ -30,9 +34,8 @@ NPI_PARAMETER: Json = {
     "name": "npi",
     "in": "path",
     "required": True,
-    "description": "10 digits with a valid check digit (Luhn over 80840 + NPI)",
-    "schema": {"type": "string", "pattern": "^[0-9]{10}$", "format": "npi"},
-    "examples": {"individual": {"value": "1003000100"}},
+    "description": NPI_RULE,
+    "schema": TypeAdapter(Npi).json_schema(),
 }
 REQUEST_ID_PARAMETER: Json = {
     "name": "X-Request-ID",

@@ -4,7 +4,6 @@ Expectations come from reading the bundled coverage file here, independently of 
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from datetime import date
 from typing import Any
@@ -13,22 +12,17 @@ import pytest
 
 from core.npi import with_check_digit
 from tests.conftest import SAMPLE_DIR, SAMPLE_TODAY, ApiClient
-from tests.source_rows import active_rows
+from tests.source_rows import active_rows, canonical_bid
 from tests.source_rows import coverage_rows as sample_coverage_rows
 
 Row = dict[str, str]
-
-
-def _bid(text: str) -> str:
-    contract, plan, *segment = re.split(r"[-_]", text.strip().upper())
-    return f"{contract}_{plan}_{segment[0] if segment else '000'}"
 
 
 @pytest.fixture(scope="module")
 def coverage_rows() -> list[Row]:
     rows = sample_coverage_rows(SAMPLE_DIR)
     for row in rows:
-        row["bid_id"] = _bid(row["bid_id"])
+        row["bid_id"] = canonical_bid(row["bid_id"])
     return rows
 
 

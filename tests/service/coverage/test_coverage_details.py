@@ -17,7 +17,7 @@ from service.coverage.models import MAX_LOCATION_IDS
 from service.web.app import create_app
 from service.web.auth import mint_token
 from tests.conftest import SAMPLE_DIR, ApiClient, ClientFactory, settings_for
-from tests.source_rows import active_rows, coverage_rows
+from tests.source_rows import active_rows, canonical_bid, coverage_rows
 
 Row = dict[str, str]
 ROWS = coverage_rows(SAMPLE_DIR)
@@ -25,16 +25,11 @@ FLAGS = {"Y": True, "N": False, "": None}
 DAY = "2026-06-30"
 
 
-def canonical(bid: str) -> str:
-    contract, plan, *segment = bid.replace("-", "_").split("_")
-    return f"{contract}_{plan}_{segment[0] if segment else '000'}"
-
-
 def only_row(predicate: Any) -> Row:
     """A provider-wide row that is the only row of its (plan, NPI) pair."""
     pairs: dict[tuple[str, str], list[Row]] = {}
     for row in ROWS:
-        pairs.setdefault((canonical(row["bid_id"]), row["npi"]), []).append(row)
+        pairs.setdefault((canonical_bid(row["bid_id"]), row["npi"]), []).append(row)
     return next(
         rows[0]
         for rows in pairs.values()
@@ -51,8 +46,8 @@ async def coverage(api: ApiClient, auth: dict[str, str], **body: Any) -> Any:
 async def test_a_known_plan_and_provider_without_a_row_is_no_participation_record(
     api: ApiClient, auth_header: dict[str, str]
 ) -> None:
-    bid = canonical(ROWS[0]["bid_id"])
-    listed = {r["npi"] for r in ROWS if canonical(r["bid_id"]) == bid}
+    bid = canonical_bid(ROWS[0]["bid_id"])
+    listed = {r["npi"] for r in ROWS if canonical_bid(r["bid_id"]) == bid}
     npi = next(
         r["NPI"]
         for r in active_rows(next(SAMPLE_DIR.glob("npidata_pfile*")))
