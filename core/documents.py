@@ -135,10 +135,12 @@ class SearchDoc(TypedDict):
     entityType: str
     gender: str | None
     taxonomyCodes: list[str]
+    primaryTaxonomyCodes: list[str]
     specialtyNames: list[str]  # NUCC display names, for facets
     languages: list[str]
     pcpEligible: bool
     inNetwork: list[str]  # network_key of in-network coverage rows not terminated by the load
+    # Text fields below hold core.text.normalize()d text (one tokenisation rule, both sides).
     fullName: str
     names: list[str]
     organizations: list[str]

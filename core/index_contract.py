@@ -51,6 +51,7 @@ def network_key(contract_year: int, bid_id: str) -> str:
 
 _KEYWORD = {"type": "keyword"}
 _TEXT = {"type": "text", "analyzer": "standard"}
+_NAME_TEXT = {**_TEXT, "norms": False}
 _STORED_ONLY = {"type": "object", "enabled": False}
 
 MAPPINGS: dict[IndexKind, dict[str, Any]] = {
@@ -74,6 +75,7 @@ MAPPINGS: dict[IndexKind, dict[str, Any]] = {
             "entityType": _KEYWORD,
             "gender": _KEYWORD,
             "taxonomyCodes": _KEYWORD,
+            "primaryTaxonomyCodes": _KEYWORD,
             "specialtyNames": _KEYWORD,
             # Filtered case-insensitively; the facet counts the names as written ("display").
             "languages": {
@@ -85,12 +87,15 @@ MAPPINGS: dict[IndexKind, dict[str, Any]] = {
             "languageText": _TEXT,
             "pcpEligible": {"type": "boolean"},
             "inNetwork": _KEYWORD,
+            # Text fields hold core.text.normalize()d text. A name's length says nothing about
+            # how well it matches, so names carry no norms: same-name providers score alike
+            # and distance orders them.
             "fullName": {
-                **_TEXT,
+                **_NAME_TEXT,
                 "fields": {"exact": {**_KEYWORD, "normalizer": "lowercase_keyword"}},
             },
-            "names": {**_TEXT, "copy_to": "typoTolerant"},
-            "organizations": {**_TEXT, "copy_to": "typoTolerant"},
+            "names": {**_NAME_TEXT, "copy_to": "typoTolerant"},
+            "organizations": {**_NAME_TEXT, "copy_to": "typoTolerant"},
             # One field for fuzzy matching: a fuzzy query costs per field, so names and
             # organisations are matched fuzzily here, once, and exactly in their own fields.
             "typoTolerant": {**_TEXT, "index_options": "docs", "norms": False},

@@ -27,6 +27,7 @@ from core.documents import (
 )
 from core.npi import provider_id
 from core.primary_care import is_pcp_eligible
+from core.text import normalize
 from indexer.locations import all_locations
 from indexer.sources.dac import DacRow
 from indexer.sources.nppes import NppesRecord
@@ -75,10 +76,16 @@ def _iso(value: date | None) -> str | None:
 
 
 def _specialties(record: NppesRecord, nucc: Mapping[str, TaxonomyEntry]) -> list[Specialty]:
-    specialties: list[Specialty] = []
+    """One entry per taxonomy code: NPPES repeats a code once per licence state, and the
+    provider has the specialty once (primary if any of its rows says so; first licence)."""
+    specialties: dict[str, Specialty] = {}
     for taxonomy in record.taxonomies:
+        known = specialties.get(taxonomy.code)
+        if known is not None:
+            known["primary"] = known["primary"] or taxonomy.primary
+            continue
         entry = nucc.get(taxonomy.code)
-        specialty: Specialty = {
+        specialties[taxonomy.code] = {
             "code": taxonomy.code,
             "displayName": entry.display_name if entry else None,
             "grouping": entry.grouping if entry else None,
@@ -88,8 +95,7 @@ def _specialties(record: NppesRecord, nucc: Mapping[str, TaxonomyEntry]) -> list
             "licenseNumber": taxonomy.license_number,
             "licenseState": taxonomy.license_state,
         }
-        specialties.append(specialty)
-    return specialties
+    return list(specialties.values())
 
 
 def _affiliations(
@@ -149,6 +155,11 @@ def _unique(values: list[str | None]) -> list[str]:
     return list(dict.fromkeys(filter(None, values)))
 
 
+def _searchable(values: list[str | None]) -> list[str]:
+    """Distinct non-empty values in the index's tokenisation (core.text)."""
+    return _unique([normalize(v) for v in values if v])
+
+
 def search_document(
     provider: Provider,
     locations: list[Location],
@@ -164,10 +175,13 @@ def search_document(
             entry["point"] = {"lat": lat, "lon": lng}
         search_locations.append(entry)
     codes: list[str] = []
+    primary: list[str] = []
     names: list[str | None] = []
     texts: list[str | None] = []
     for s in provider["specialties"]:
         codes.append(s["code"])
+        if s["primary"]:
+            primary.append(s["code"])
         names.append(s["displayName"])
         texts += (s["displayName"], s["classification"], s["specialization"])
     search: SearchDoc = {
@@ -175,13 +189,15 @@ def search_document(
         "entityType": provider["entityType"],
         "gender": provider["gender"],
         "taxonomyCodes": codes,
+        # NPPES marks one taxonomy primary; a lone unmarked taxonomy is the primary one too.
+        "primaryTaxonomyCodes": primary or (codes if len(codes) == 1 else []),
         "specialtyNames": _unique(names),
         "languages": provider["languages"],
         "pcpEligible": provider["pcpEligible"],
         "inNetwork": list(in_network),
-        "fullName": full_name(provider),
-        "names": _unique([provider["firstName"], provider["lastName"], *other_names]),
-        "organizations": _unique(
+        "fullName": normalize(full_name(provider)),
+        "names": _searchable([provider["firstName"], provider["lastName"], *other_names]),
+        "organizations": _searchable(
             [
                 provider["organizationName"],
                 provider["doingBusinessAs"],
@@ -189,8 +205,8 @@ def search_document(
                 *(h["name"] for h in provider["hospitalAffiliations"]),
             ]
         ),
-        "specialtyText": _unique(texts),
-        "credentials": provider["credentials"],
+        "specialtyText": _searchable(texts),
+        "credentials": _searchable(list(provider["credentials"])),
         "locations": search_locations,
         "provider": provider,
     }

@@ -1,32 +1,32 @@
-"""Query interpretation (pure): accent folding, and lay terms / abbreviations -> NUCC codes.
+"""Query interpretation (pure): what the words of a search box mean before a query is built.
 
-The Elasticsearch mapping has core analysis only (DESIGN 4), so what a synonym filter or
-asciifolding would do happens here, before the query is built, from one vocabulary file.
+The text is tokenised by the index's own rule (``core.text``). Then, longest first: specialty
+terms (curated lay terms and every NUCC name, misspellings forgiven by length), language names
+("spanish", "habla español"), titles and fillers ("Dr.", "near me"), connectors ("and", "&",
+"of"). What is left is free text: names and organisations.
 """
 
 from __future__ import annotations
 
-import json
-import re
-import unicodedata
 from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
+from typing import Literal
 
-VOCABULARY_FILE = Path(__file__).with_name("vocabulary.json")
-MAX_TERM_WORDS = 4
-# Words that carry no meaning for matching ("Dr. Johnson" is a search for Johnson).
-STOPWORDS = frozenset({"dr", "doctor", "near", "me", "in", "the", "a", "an", "of", "for"})
-_NON_WORD = re.compile(r"[^a-z0-9&]+")
+from core.text import fold, normalize, tokens
+from service.search.vocabulary import (
+    CONNECTORS,
+    corrected_specialty,
+    language_cues,
+    languages,
+    specialties,
+)
 
+__all__ = ["Interpretation", "fold", "interpret", "words"]
 
-@dataclass(frozen=True, slots=True)
-class Concept:
-    label: str
-    codes: tuple[str, ...]  # a code ending in "*" is a prefix of NUCC codes
-
-    def matches(self, code: str) -> bool:
-        return any(code.startswith(c[:-1]) if c.endswith("*") else code == c for c in self.codes)
+MAX_TERM_WORDS = 8
+TITLES = frozenset({"dr", "drs", "dra", "doctor", "doc"})
+FILLERS = frozenset({"near", "me", "nearby", "around", "close", "find", "best", "good", "top"})
+STOPWORDS = CONNECTORS | TITLES | FILLERS
+Mode = Literal["filter", "boost"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,13 +34,25 @@ class SpecialtyMatch:
     term: str  # as the user wrote it (normalised)
     label: str
     codes: tuple[str, ...]
+    corrected_from: str | None = None  # the misspelt words, when the term was a correction
+
+
+@dataclass(frozen=True, slots=True)
+class LanguageMatch:
+    term: str
+    language: str
+    listed_as: tuple[str, ...]  # provider listings that count as speaking it
 
 
 @dataclass(frozen=True, slots=True)
 class Interpretation:
     original: str
-    text: str  # what remains for free-text matching: names, organisations, specialties...
+    text: str  # free text: the words left for names and organisations
     specialties: tuple[SpecialtyMatch, ...]
+    languages: tuple[LanguageMatch, ...] = ()
+    language_cued: bool = False  # "spanish speaking", "habla": the language is meant as one
+    name_text: str = ""  # the query without titles and fillers: for whole-name matches
+    dropped: tuple[str, ...] = ()  # free words left out because they match nothing
 
     @property
     def taxonomy_codes(self) -> list[str]:
@@ -48,51 +60,107 @@ class Interpretation:
         return list(dict.fromkeys(code for match in self.specialties for code in match.codes))
 
     @property
-    def words(self) -> list[str]:
-        """Every meaningful word of the query, specialty terms included."""
-        return [w for w in words(self.original) if w not in STOPWORDS]
+    def specialty_words(self) -> list[str]:
+        return [w for match in self.specialties for w in match.term.split()]
 
+    @property
+    def language_mode(self) -> Mode | None:
+        """A language alone or cued filters ("spanish pediatrician"); beside a name it ranks
+        and stays a name word too ("John English")."""
+        if not self.languages:
+            return None
+        return "filter" if self.language_cued or not self.text else "boost"
 
-def fold(text: str) -> str:
-    """Accent folding and compatibility normalisation: "Peña" -> "Pena", "ﬁ" -> "fi"."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
+    def without(self, dropped: list[str]) -> Interpretation:
+        """The same reading with some free words left out (see service.search.rescue)."""
+        kept = [w for w in self.text.split() if w not in dropped]
+        return Interpretation(
+            original=self.original,
+            text=" ".join(kept),
+            specialties=self.specialties,
+            languages=self.languages,
+            language_cued=self.language_cued,
+            name_text=" ".join(w for w in self.name_text.split() if w not in dropped),
+            dropped=(*self.dropped, *dropped),
+        )
 
 
 def words(text: str) -> list[str]:
-    """Lower-case words of folded text; apostrophes vanish ("children's" -> "childrens")."""
-    return [w for w in _NON_WORD.split(fold(text).lower().replace("'", "")) if w]
+    """The words of ``text`` as the index holds them."""
+    return tokens(text)
 
 
-@cache
-def vocabulary() -> dict[tuple[str, ...], Concept]:
-    """Normalised term (as words) -> concept, from the vocabulary file."""
-    data = json.loads(VOCABULARY_FILE.read_text(encoding="utf-8"))
-    table: dict[tuple[str, ...], Concept] = {}
-    for entry in data["concepts"]:
-        concept = Concept(label=entry["label"], codes=tuple(entry["codes"]))
-        for term in entry["terms"]:
-            table[tuple(words(term))] = concept
-    return table
+def _specialty_at(found: list[str], index: int) -> tuple[SpecialtyMatch, int] | None:
+    """The longest specialty term starting at ``index`` (exact, else a misspelling)."""
+    table = specialties()
+    for size in range(min(MAX_TERM_WORDS, len(found) - index), 0, -1):
+        key = tuple(found[index : index + size])
+        if key in table:
+            concept = table[key]
+            return SpecialtyMatch(" ".join(key), concept.label, concept.codes), size
+    for size in (2, 1):
+        written = " ".join(found[index : index + size])
+        if index + size > len(found) or any(w in STOPWORDS for w in written.split()):
+            continue
+        key_or_none = corrected_specialty(written)
+        if key_or_none is not None:
+            concept = table[key_or_none]
+            term = " ".join(key_or_none)
+            return SpecialtyMatch(term, concept.label, concept.codes, written), size
+    return None
+
+
+def _language_at(found: list[str], index: int) -> tuple[LanguageMatch, int] | None:
+    table = languages()
+    for size in (3, 2, 1):
+        key = tuple(found[index : index + size])
+        if len(key) == size and key in table:
+            language = table[key]
+            return LanguageMatch(" ".join(key), language.name, language.listed_as), size
+    return None
 
 
 def interpret(query: str) -> Interpretation:
-    """Split the query into recognised specialty terms (longest match first) and free text."""
-    tokens = words(query)
-    table = vocabulary()
+    """Split the query into specialty terms, languages and free text."""
+    found = [w for w in tokens(query) if w not in CONNECTORS]
+    cues = language_cues()
     matches: list[SpecialtyMatch] = []
+    spoken: list[LanguageMatch] = []
     rest: list[str] = []
     index = 0
-    while index < len(tokens):
-        for size in range(min(MAX_TERM_WORDS, len(tokens) - index), 0, -1):
-            key = tuple(tokens[index : index + size])
-            concept = table.get(key)
-            if concept is not None:
-                matches.append(SpecialtyMatch(" ".join(key), concept.label, concept.codes))
-                index += size
-                break
+    while index < len(found):
+        if (language := _language_at(found, index)) is not None:
+            spoken.append(language[0])
+            index += language[1]
+        elif (specialty := _specialty_at(found, index)) is not None:
+            matches.append(specialty[0])
+            index += specialty[1]
         else:
-            if tokens[index] not in STOPWORDS:
-                rest.append(tokens[index])
+            rest.append(found[index])
             index += 1
-    return Interpretation(original=query, text=" ".join(rest), specialties=tuple(matches))
+    cued = any(w in cues for w in rest)
+    spoken_words = [w for language in spoken for w in language.term.split()]
+    if spoken and not cued and any(w in TITLES for w in found):
+        rest, spoken = [*rest, *spoken_words], []  # "Dr. English" is a name
+    elif spoken:
+        rest = [w for w in rest if w not in cues]
+    free = [w for w in rest if w not in STOPWORDS]
+    if spoken and not cued and free:  # "John English": a name word as well as a language
+        free += spoken_words
+    name_text = " ".join(w for w in tokens(query) if w not in TITLES and w not in FILLERS)
+    return Interpretation(
+        original=query,
+        text=" ".join(free),
+        specialties=tuple(_unique(matches)),
+        languages=tuple(spoken),
+        language_cued=cued,
+        name_text=normalize(name_text),
+    )
+
+
+def _unique(matches: list[SpecialtyMatch]) -> list[SpecialtyMatch]:
+    """One entry per concept ("obstetrics and gynecology" names one specialty, not two)."""
+    seen: dict[tuple[str, ...], SpecialtyMatch] = {}
+    for match in matches:
+        seen.setdefault(match.codes, match)
+    return list(seen.values())

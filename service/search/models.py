@@ -17,6 +17,7 @@ from service.search.places import LocationInput, ResolvedFrom
 
 MAX_WINDOW = 10_000  # offset + pageSize beyond this needs a cursor (Elasticsearch's window)
 DEFAULT_RADIUS_MILES = 25.0
+MAX_RADIUS_MILES = 100.0
 CURSOR_PAGE_FIELDS = frozenset({"cursor", "pageSize"})
 
 
@@ -27,7 +28,7 @@ class SearchRequest(BaseModel):
 
     query: str | None = Field(default=None, max_length=256)
     location: LocationInput | None = None
-    radius: float | None = Field(default=None, gt=0, le=100, description="miles")
+    radius: float | None = Field(default=None, gt=0, le=MAX_RADIUS_MILES, description="miles")
     pageSize: Integral = Field(default=50, ge=1, le=100)
     offset: Integral = Field(
         default=0,
@@ -112,9 +113,18 @@ class SearchResult(Provider):
 
 @with_config(CLOSED)
 class SpecialtyInterpretation(TypedDict):
-    term: str
+    term: Annotated[str, Field(description="the specialty term recognised (corrected spelling)")]
     label: str
     taxonomyCodes: list[str]
+    correctedFrom: Annotated[
+        str | None, Field(description="the words as written, when they were a misspelling")
+    ]
+
+
+@with_config(CLOSED)
+class LanguageInterpretation(TypedDict):
+    term: str
+    language: Annotated[str, Field(description="as providers list it, e.g. Spanish")]
 
 
 @with_config(CLOSED)
@@ -131,8 +141,47 @@ class InterpretedQuery(TypedDict):
     freeText: str
     specialties: list[SpecialtyInterpretation]
     specialtyMode: Literal["filter", "boost"] | None
+    languages: list[LanguageInterpretation]
+    languageMode: Annotated[
+        Literal["filter", "boost"] | None,
+        Field(description="filter: only providers speaking it; boost: ranked first (a name too)"),
+    ]
+    droppedWords: Annotated[
+        list[str],
+        Field(
+            description="words left out because no provider matched them with the rest of "
+            "the query; the results are those of the query without them"
+        ),
+    ]
     location: ResolvedLocation | None
     radiusMiles: float | None
+
+
+@with_config(CLOSED)
+class BeyondRadius(TypedDict):
+    count: Annotated[int, Field(description="providers matching the query outside the radius")]
+    nearestMiles: Annotated[float, Field(description="distance of the nearest of them")]
+    radiusMiles: Annotated[
+        float | None,
+        Field(
+            description="the radius that would find the nearest (None when over the 100 "
+            "miles a search allows)"
+        ),
+    ]
+
+
+@with_config(CLOSED)
+class NoResults(TypedDict):
+    """Why a search found nothing, and a way on; the results stay empty."""
+
+    reason: Annotated[
+        Literal["outside_radius", "no_match"],
+        Field(description="outside_radius: matches exist farther away; no_match: none anywhere"),
+    ]
+    beyondRadius: NotRequired[BeyondRadius]
+    didYouMean: NotRequired[
+        Annotated[str, Field(description="a query built from names and terms that exist")]
+    ]
 
 
 @with_config(CLOSED)
@@ -160,3 +209,6 @@ class SearchResponse(TypedDict):
         Annotated[Facets, Field(description="unless facets: false (and on cursor pages)")]
     ]
     nextCursor: Annotated[str | None, Field(description="send back as 'cursor' for the next page")]
+    noResults: NotRequired[
+        Annotated[NoResults, Field(description="only when totalCount is 0 (not on cursor pages)")]
+    ]

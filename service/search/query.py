@@ -16,9 +16,10 @@ from typing import Any, Literal
 
 from core.index_contract import network_key
 from core.plans import canonical_bid_id
+from core.text import normalize
 from service.search.facets import facet_aggregations
 from service.search.geo_clauses import distance_sort, point, radius_filter
-from service.search.interpret import Interpretation, words
+from service.search.interpret import Interpretation
 from service.search.models import SearchRequest
 from service.search.places import ResolvedPlace
 
@@ -35,6 +36,11 @@ MAX_LOCATIONS_PER_RESULT = 100  # Elasticsearch's default max_inner_result_windo
 CLOSENESS_WEIGHT = 3.0
 SPECIALTY_BOOST = 5.0
 FUZZY_WEIGHT = 0.8  # a typo match scores a little below the exact word
+EXACT_NAME_WEIGHT = 10.0
+PHRASE_WEIGHT = 4.0
+PRIMARY_WEIGHT = 20.0  # tiers of a specialty search, each above the closeness score
+PRACTISING_WEIGHT = 10.0
+TRAINEE_CODE = "390200000X"  # NUCC: Student in an Organized Health Care Education/Training
 
 
 def _in_radius(place: ResolvedPlace, radius_miles: float) -> Body:
@@ -80,7 +86,7 @@ def _closeness(place: ResolvedPlace, radius_miles: float) -> Body:
     }
 
 
-def _word_match(word: str) -> Body:
+def word_match(word: str) -> Body:
     """A word anywhere exactly, or within one or two edits (by length) in a name."""
     return {
         "dis_max": {
@@ -106,33 +112,58 @@ def text_clauses(interpretation: Interpretation) -> tuple[Body | None, list[Body
     """(required clause, score-only clauses) for the free text.
 
     Each free word is matched across fields (fuzzy); with more than two words 75 % must match,
-    so one stray word does not empty the result. Words taken as a specialty are not required,
-    but still score when they are part of a name ("Blue Goose Pharmacy Group").
+    so one stray word does not empty the result. The whole name as written (titles and fillers
+    left out) scores first: exactly, then as a phrase in a name or an organisation
+    ("Massachusetts General Hospital" before hospitals that share two of its words).
     """
-    free = words(interpretation.text)
-    every = interpretation.words
+    free = interpretation.text.split()
     if not free:
         return None, []
-    required = {"bool": {"should": [_word_match(w) for w in free], "minimum_should_match": "2<75%"}}
+    required = {"bool": {"should": [word_match(w) for w in free], "minimum_should_match": "2<75%"}}
+    name = interpretation.name_text or interpretation.text
     bonus: list[Body] = [
-        {"match_phrase": {"fullName": {"query": " ".join(free), "slop": 1, "boost": 4}}},
-        {"match_phrase": {"organizations": {"query": " ".join(every), "slop": 1, "boost": 2}}},
-        {"term": {"fullName.exact": {"value": " ".join(free), "boost": 10}}},
+        {"term": {"fullName.exact": {"value": name, "boost": EXACT_NAME_WEIGHT}}},
+        {"match_phrase": {"fullName": {"query": name, "slop": 1, "boost": PHRASE_WEIGHT}}},
+        {"match_phrase": {"organizations": {"query": name, "slop": 1, "boost": PHRASE_WEIGHT}}},
     ]
-    if len(every) > len(free):
-        bonus.append({"multi_match": {"query": " ".join(every), "fields": TEXT_FIELDS[:3]}})
+    if interpretation.specialties:  # specialty words may be part of a name too
+        bonus.append({"multi_match": {"query": name, "fields": TEXT_FIELDS[:3]}})
     return required, bonus
+
+
+def _codes_clause(field: str, codes: list[str]) -> Body:
+    exact = [c for c in codes if not c.endswith("*")]
+    clauses: list[Body] = [{"terms": {field: exact}}] if exact else []
+    clauses += [{"prefix": {field: c[:-1]}} for c in codes if c.endswith("*")]
+    return {"bool": {"should": clauses, "minimum_should_match": 1}}
 
 
 def specialty_clause(codes: list[str], boost: float | None = None) -> Body:
     """Providers with any of these taxonomy codes ("207V*" is a prefix)."""
-    exact = [c for c in codes if not c.endswith("*")]
-    clauses: list[Body] = [{"terms": {"taxonomyCodes": exact}}] if exact else []
-    clauses += [{"prefix": {"taxonomyCodes": c[:-1]}} for c in codes if c.endswith("*")]
-    body: Body = {"bool": {"should": clauses, "minimum_should_match": 1}}
+    body = _codes_clause("taxonomyCodes", codes)
     if boost is not None:
         body["bool"]["boost"] = boost
     return body
+
+
+def specialty_rank(codes: list[str]) -> list[Body]:
+    """Score-only clauses that order specialty searches: the specialty as the provider's
+    primary taxonomy first, then practising providers before trainees (NUCC's student code).
+    Their weights are above the closeness score, so distance orders within each tier."""
+    return [
+        {
+            "constant_score": {
+                "filter": _codes_clause("primaryTaxonomyCodes", codes),
+                "boost": PRIMARY_WEIGHT,
+            }
+        },
+        {
+            "constant_score": {
+                "filter": {"bool": {"must_not": [{"term": {"taxonomyCodes": TRAINEE_CODE}}]}},
+                "boost": PRACTISING_WEIGHT,
+            }
+        },
+    ]
 
 
 def specialty_mode(interpretation: Interpretation) -> Literal["filter", "boost"] | None:
@@ -142,14 +173,22 @@ def specialty_mode(interpretation: Interpretation) -> Literal["filter", "boost"]
     return "filter" if not interpretation.text else "boost"
 
 
+def _languages(interpretation: Interpretation) -> Body:
+    listed = [name for match in interpretation.languages for name in match.listed_as]
+    return {"terms": {"languages": listed}}
+
+
 def _filters(request: SearchRequest, interpretation: Interpretation) -> list[Body]:
     filters: list[Body] = []
     if specialty_mode(interpretation) == "filter":
         filters.append(specialty_clause(interpretation.taxonomy_codes))
+    if interpretation.language_mode == "filter":
+        filters.append(_languages(interpretation))
     if request.taxonomyCode:
         filters.append({"term": {"taxonomyCodes": request.taxonomyCode}})
     if request.specialty:  # a phrase within one specialty name, not words across several
-        filters.append({"match_phrase": {"specialtyText": {"query": request.specialty}}})
+        phrase = normalize(request.specialty)
+        filters.append({"match_phrase": {"specialtyText": {"query": phrase}}})
     if request.language:
         filters.append({"term": {"languages": request.language}})
     if request.gender:
@@ -164,13 +203,37 @@ def _filters(request: SearchRequest, interpretation: Interpretation) -> list[Bod
     return filters
 
 
-def _query(
-    request: SearchRequest, interpretation: Interpretation, place: ResolvedPlace | None
-) -> Body:
-    required, should = text_clauses(interpretation)
-    filters = _filters(request, interpretation)
+def _ranking(request: SearchRequest, interpretation: Interpretation) -> list[Body]:
+    should: list[Body] = []
+    codes = interpretation.taxonomy_codes + ([request.taxonomyCode] if request.taxonomyCode else [])
     if specialty_mode(interpretation) == "boost":
         should.append(specialty_clause(interpretation.taxonomy_codes, boost=SPECIALTY_BOOST))
+    if codes:
+        should += specialty_rank(codes)
+    if interpretation.language_mode == "boost":
+        should.append({"constant_score": {"filter": _languages(interpretation), "boost": 2.0}})
+    return should
+
+
+def request_filters(
+    request: SearchRequest, interpretation: Interpretation, place: ResolvedPlace | None
+) -> list[Body]:
+    """Every filter of the request (the radius too), without the text and the ranking."""
+    filters = _filters(request, interpretation)
+    if place is not None:
+        filters.append(
+            {"nested": {"path": "locations", "query": radius_filter(place, request.radius_miles)}}
+        )
+    return filters
+
+
+def query_clause(
+    request: SearchRequest, interpretation: Interpretation, place: ResolvedPlace | None
+) -> Body:
+    """The query of a search; without a place, neither radius nor closeness."""
+    required, should = text_clauses(interpretation)
+    filters = _filters(request, interpretation)
+    should += _ranking(request, interpretation)
     if place is not None:
         filters.append(_in_radius(place, request.radius_miles))
         if request.effective_sort == "relevance":  # sorted by distance, a score is unused
@@ -197,7 +260,7 @@ def build_search(
     search_after: list[Any] | None = None,
 ) -> Body:
     body: Body = {
-        "query": _query(request, interpretation, place),
+        "query": query_clause(request, interpretation, place),
         "sort": _sort(request, place),
         "size": request.pageSize if search_after is not None else request.window_size,
         "track_total_hits": True,

@@ -9,6 +9,7 @@ from service.search.facets import facets
 from service.search.interpret import Interpretation
 from service.search.models import (
     InterpretedQuery,
+    NoResults,
     SearchRequest,
     SearchResponse,
     SearchResult,
@@ -47,10 +48,18 @@ def interpreted_query(
         "text": interpretation.original,
         "freeText": interpretation.text,
         "specialties": [
-            {"term": m.term, "label": m.label, "taxonomyCodes": list(m.codes)}
+            {
+                "term": m.term,
+                "label": m.label,
+                "taxonomyCodes": list(m.codes),
+                "correctedFrom": m.corrected_from,
+            }
             for m in interpretation.specialties
         ],
         "specialtyMode": specialty_mode(interpretation),
+        "languages": [{"term": m.term, "language": m.language} for m in interpretation.languages],
+        "languageMode": interpretation.language_mode,
+        "droppedWords": list(interpretation.dropped),
         "location": None
         if place is None
         else {
@@ -70,6 +79,7 @@ def search_response(
     response: Json,
     *,
     cursor_page: bool,
+    no_results: NoResults | None = None,
 ) -> SearchResponse:
     hits: list[Json] = response["hits"]["hits"]
     total = int(response["hits"]["total"]["value"])
@@ -89,4 +99,6 @@ def search_response(
     }
     if request.facets and "aggregations" in response:
         payload["facets"] = facets(response["aggregations"])
+    if no_results is not None:
+        payload["noResults"] = no_results
     return payload

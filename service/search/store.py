@@ -39,3 +39,16 @@ async def search_in_time(
         except NotFoundError as error:
             raise CursorExpired() from error
     return dict(response.body)
+
+
+async def msearch(es: AsyncElasticsearch, names: IndexNames, bodies: list[Json]) -> list[Json]:
+    """Several small searches in one round trip; one answer per body, in order."""
+    with elasticsearch_errors(SEARCH_INDEX):
+        response = await es.msearch(
+            index=names.alias("search"), searches=[part for body in bodies for part in ({}, body)]
+        )
+    answers = [dict(answer) for answer in response["responses"]]
+    failed = [answer for answer in answers if "error" in answer]
+    if failed:
+        raise RuntimeError(f"a follow-up search failed: {failed[0]['error']}")
+    return answers

@@ -16,7 +16,7 @@ from core import geo
 from core.clock import Today, today_utc
 from core.es_client import make_client
 from core.index_contract import IndexNames
-from service.search.interpret import vocabulary
+from service.search import vocabulary
 from service.web.auth import Verifier
 from service.web.keys import ES, INDEX_NAMES, LIMITER, OPENAPI, SETTINGS, TODAY, VERIFIER
 from service.web.logs import tame_aiohttp_logs
@@ -54,7 +54,7 @@ def make_es_client(settings: Settings, metrics: Metrics | None) -> AsyncElastics
 async def preload_lookups(_app: web.Application) -> None:
     """ZIP/city tables and the vocabulary, loaded before the first request needs them."""
     await asyncio.to_thread(geo.preload)
-    await asyncio.to_thread(vocabulary)
+    await asyncio.to_thread(vocabulary.preload)
     # Those tables are ~100k long-lived objects: out of the collector's sight, a full
     # collection no longer walks them (it showed as 200 ms p99 spikes under load).
     gc.freeze()

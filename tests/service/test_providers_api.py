@@ -25,6 +25,12 @@ def _expected_provider(row: dict[str, str]) -> dict[str, Any]:
         if row["Provider Other Organization Name Type Code"] == "3"
         else ""
     )
+    primary: dict[str, bool] = {}
+    for i in range(1, 16):
+        code = row[f"Healthcare Provider Taxonomy Code_{i}"]
+        if code:
+            flag = row[f"Healthcare Provider Primary Taxonomy Switch_{i}"] == "Y"
+            primary[code] = primary.get(code, False) or flag
     return {
         "npis": [row["NPI"]],
         "entityType": "individual" if individual else "organization",
@@ -36,16 +42,9 @@ def _expected_provider(row: dict[str, str]) -> dict[str, Any]:
         "prefix": _or_none(row["Provider Name Prefix Text"]),
         "suffix": _or_none(row["Provider Name Suffix Text"]),
         "gender": _or_none(row["Provider Sex Code"]) if individual else None,
-        "taxonomyCodes": [
-            row[f"Healthcare Provider Taxonomy Code_{i}"]
-            for i in range(1, 16)
-            if row[f"Healthcare Provider Taxonomy Code_{i}"]
-        ],
-        "primary": [
-            row[f"Healthcare Provider Primary Taxonomy Switch_{i}"] == "Y"
-            for i in range(1, 16)
-            if row[f"Healthcare Provider Taxonomy Code_{i}"]
-        ],
+        # each code once (NPPES repeats one per licence state), primary if any row says so
+        "taxonomyCodes": list(primary),
+        "primary": list(primary.values()),
     }
 
 

@@ -105,3 +105,38 @@ def test_search_after_replaces_from() -> None:
     request = SearchRequest(query="x")
     body = build_search(request, interpret("x"), None, search_after=[1.5, "1003000100"])
     assert body["search_after"] == [1.5, "1003000100"] and "from" not in body
+
+
+def test_specialty_searches_rank_primary_then_practising_above_closeness() -> None:
+    body = _body(query="ENT", location="10013")
+    should = body["query"]["bool"]["should"]
+    primary, practising = (c["constant_score"] for c in should if "constant_score" in c)
+    assert _find(primary["filter"], "prefix") == [{"primaryTaxonomyCodes": "207Y"}]
+    assert _find(practising["filter"], "must_not") == [[{"term": {"taxonomyCodes": "390200000X"}}]]
+    closeness = next(c["nested"]["boost"] for c in should if "nested" in c)
+    assert practising["boost"] > closeness and primary["boost"] > practising["boost"] + closeness
+
+
+def test_a_taxonomy_code_filter_ranks_primary_first_too() -> None:
+    body = _body(query="smith", taxonomyCode="207Q00000X")
+    assert {"terms": {"primaryTaxonomyCodes": ["207Q00000X"]}} in _find(
+        body["query"]["bool"]["should"], "filter"
+    )[0]["bool"]["should"]
+
+
+def test_the_whole_name_scores_exactly_and_as_a_phrase() -> None:
+    body = _body(query="Dr. Holland Obstetrics & Gynecology")
+    should = body["query"]["bool"]["should"]
+    assert {"fullName.exact": {"value": "holland obstetrics gynecology", "boost": 10.0}} in [
+        c["term"] for c in should if "term" in c
+    ]
+    phrases = [c["match_phrase"] for c in should if "match_phrase" in c]
+    assert {p[f]["query"] for p in phrases for f in p} == {"holland obstetrics gynecology"}
+    required = [m["query"] for m in _find(body["query"]["bool"]["must"], "multi_match")]
+    assert required == ["holland"]
+
+
+def test_language_words_filter_by_language() -> None:
+    body = _body(query="habla español", location="10013")
+    assert {"terms": {"languages": ["Spanish"]}} in body["query"]["bool"]["filter"]
+    assert body["query"]["bool"]["must"] == []

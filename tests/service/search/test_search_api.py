@@ -11,7 +11,7 @@ from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import IndexNames
 from indexer.load import LoadReport, SourceFiles
-from service.search.interpret import vocabulary
+from service.search.vocabulary import curated_terms
 from tests.conftest import ApiClient
 from tests.service.search.calls import LOWER_MANHATTAN, all_results, search
 from tests.source_rows import active_rows
@@ -150,7 +150,7 @@ async def test_every_vocabulary_term_returns_only_that_specialty(
     api: ApiClient, auth_header: dict[str, str]
 ) -> None:
     found_any = Counter[str]()
-    for key, concept in vocabulary().items():
+    for key, concept in curated_terms().items():
         page = await search(api, auth_header, query=" ".join(key), pageSize=10, facets=False)
         for result in page["results"]:
             codes = [s["code"] for s in result["specialties"]]

@@ -1,0 +1,119 @@
+"""Never a silent zero (pure): the follow-up questions asked when a search finds nothing, and
+what their answers say.
+
+1. Relax: count, for each free word, the providers it matches with the rest of the request
+   (same filters, same radius). Words that match nothing are dropped, and said so, when
+   something else is left to search by.
+2. Explain: when still nothing, count the matches beyond the radius with the nearest one's
+   distance, and ask Elasticsearch's term suggester for names that exist. ``results`` stay
+   empty: the answer only says how to get further.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from service.search.geo_clauses import distance_sort
+from service.search.interpret import Interpretation
+from service.search.models import MAX_RADIUS_MILES, NoResults, SearchRequest
+from service.search.places import ResolvedPlace
+from service.search.query import query_clause, request_filters, word_match
+
+Body = dict[str, Any]
+
+
+def word_count_bodies(
+    request: SearchRequest, interpretation: Interpretation, place: ResolvedPlace | None
+) -> list[Body]:
+    """One body per free word: does anything match it under the request's other filters?"""
+    filters = request_filters(request, interpretation, place)
+    return [
+        {
+            "size": 0,
+            "track_total_hits": 1,
+            "terminate_after": 1,
+            "query": {"bool": {"filter": [*filters, word_match(word)]}},
+        }
+        for word in interpretation.text.split()
+    ]
+
+
+def words_to_drop(interpretation: Interpretation, counts: list[Body]) -> list[str]:
+    """The free words that matched nothing, when dropping them leaves something to search by:
+    another word, a specialty or a language."""
+    free = interpretation.text.split()
+    unmatched = [w for w, answer in zip(free, counts, strict=True) if _total(answer) == 0]
+    if not unmatched:
+        return []
+    left = len(unmatched) < len(free) or interpretation.specialties or interpretation.languages
+    return unmatched if left else []
+
+
+def explain_bodies(
+    request: SearchRequest, interpretation: Interpretation, place: ResolvedPlace | None
+) -> list[Body]:
+    """[names the suggester knows] + [the nearest match beyond the radius, with a place]."""
+    bodies: list[Body] = [
+        {
+            "size": 0,
+            "suggest": {
+                "text": interpretation.text or " ",
+                "words": {
+                    "term": {
+                        "field": "typoTolerant",
+                        "suggest_mode": "popular",
+                        "prefix_length": 0,
+                        "min_word_length": 3,
+                        "size": 1,
+                    }
+                },
+            },
+        }
+    ]
+    if place is not None:
+        sort = distance_sort(place)["_geo_distance"]
+        bodies.append(
+            {
+                "size": 1,
+                "_source": False,
+                "track_total_hits": True,
+                "query": query_clause(request, interpretation, None),
+                "sort": [{"_geo_distance": {**sort, "nested": {"path": "locations"}}}],
+            }
+        )
+    return bodies
+
+
+def no_results(
+    interpretation: Interpretation, place: ResolvedPlace | None, answers: list[Body]
+) -> NoResults:
+    explained: NoResults = {"reason": "no_match"}
+    suggestion = _did_you_mean(interpretation, answers[0])
+    if suggestion is not None:
+        explained["didYouMean"] = suggestion
+    if place is not None and _total(answers[1]) > 0:
+        nearest = float(answers[1]["hits"]["hits"][0]["sort"][0])
+        needed = math.ceil(nearest + 0.01)
+        explained["reason"] = "outside_radius"
+        explained["beyondRadius"] = {
+            "count": _total(answers[1]),
+            "nearestMiles": round(nearest, 2),
+            "radiusMiles": float(needed) if needed <= MAX_RADIUS_MILES else None,
+        }
+    return explained
+
+
+def _did_you_mean(interpretation: Interpretation, answer: Body) -> str | None:
+    entries = answer.get("suggest", {}).get("words", [])
+    corrected = [
+        entry["options"][0]["text"] if entry.get("options") else entry["text"] for entry in entries
+    ]
+    if not interpretation.text or not corrected:
+        return None
+    suggestion = " ".join(corrected)
+    return suggestion if suggestion != interpretation.text else None
+
+
+def _total(answer: Body) -> int:
+    return int(answer.get("hits", {}).get("total", {}).get("value", 0))
