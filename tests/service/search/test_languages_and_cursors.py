@@ -68,6 +68,14 @@ async def test_language_filter_and_facet(
         npis = {r["npis"][0] for r in page["results"]}
         assert npis == {npi for npi, langs in spoken.items() if language in langs}, language
         assert all(language in r["languages"] for r in page["results"])
+        said = await search(api, auth_header, query=f"{language} speaking", **where)
+        assert {r["npis"][0] for r in said["results"]} == npis, language
+        assert said["interpretedQuery"]["languageMode"] == "filter"
+    spanish = await search(api, auth_header, query="habla español", **where)
+    assert [m["language"] for m in spanish["interpretedQuery"]["languages"]] == ["Spanish"]
+    assert {r["npis"][0] for r in spanish["results"]} == {
+        npi for npi, langs in spoken.items() if "Spanish" in langs
+    }
     everyone = await search(api, auth_header, **where)
     facet = {f["value"]: f["count"] for f in everyone["facets"]["language"]}
     assert facet == dict(expected)
@@ -81,9 +89,7 @@ async def test_a_cursor_whose_point_in_time_is_gone_is_400_cursor_expired(
     cursor = second["nextCursor"]
     state = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
     await es.close_point_in_time(id=state["pit"])
-    response = await api.post(
-        "/v2/providers/search", json={"cursor": cursor}, headers=auth_header
-    )
+    response = await api.post("/v2/providers/search", json={"cursor": cursor}, headers=auth_header)
     assert response.status == 400
     problem = await response.json()
     assert problem["code"] == "cursor_expired"

@@ -4,6 +4,7 @@ from the sample's NPPES file (tests.source_rows), not from the code under test."
 
 from __future__ import annotations
 
+import csv
 import math
 import re
 from collections import Counter
@@ -212,3 +213,30 @@ async def test_a_specialty_repeated_for_two_licences_is_listed_once(
         response = await api.get(f"/v2/providers/{row['NPI']}", headers=auth_header)
         listed = [s["code"] for s in (await response.json())["specialties"]]
         assert listed == list(dict.fromkeys(codes(row))), row["NPI"]
+
+
+async def test_a_hospital_name_puts_its_own_providers_first(
+    api: ApiClient, auth_header: dict[str, str], sample_sources: SourceFiles
+) -> None:
+    """Hospitals that share two of the asked words ("... Medical Center") never outrank a
+    provider affiliated with the asked one (its name whole, e.g. "PIH Health Good Samaritan
+    Hospital" for "Good Samaritan Hospital"), or the hospital itself."""
+    assert sample_sources.hospitals is not None
+    text = sample_sources.hospitals.read_text(encoding="utf-8")
+    hospitals = [row["Facility Name"] for row in csv.DictReader(text.splitlines())]
+
+    def same(a: str | None, b: str) -> bool:  # the asked name, whole, inside a name
+        return a is not None and f" {' '.join(b.split())} " in f" {' '.join(a.split())} "
+
+    checked = 0
+    for name in (h for h in hospitals if len(h.split()) >= 3):
+        page = await search(api, auth_header, query=name, pageSize=50, facets=False)
+        has_it = [
+            same(r["organizationName"], name)
+            or any(same(h["name"], name) for h in r["hospitalAffiliations"])
+            for r in page["results"]
+        ]
+        if any(has_it):
+            assert has_it[0], name
+            checked += 1
+    assert checked >= 3
