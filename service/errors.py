@@ -7,6 +7,8 @@ errors the same way without thinking about it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 class DirectoryError(Exception):
     """Base of every error the service answers on purpose; the message is safe to show."""
@@ -28,12 +30,20 @@ class ProviderNotFound(DirectoryError):
 
 class InvalidInput(DirectoryError):
     """Input that is well-formed JSON but not acceptable (an unknown place, a bad cursor, an NPI
-    with a wrong check digit); ``code`` is the stable code the client sees."""
+    with a wrong check digit); ``code`` is the stable code the client sees, ``suggestions`` the
+    closest acceptable values when there are some (the known places nearest an unknown one)."""
 
-    def __init__(self, field: str, message: str, code: str = "validation_error") -> None:
+    def __init__(
+        self,
+        field: str,
+        message: str,
+        code: str = "validation_error",
+        suggestions: Sequence[str] = (),
+    ) -> None:
         super().__init__(message)
         self.field = field
         self.code = code
+        self.suggestions = tuple(suggestions)
 
 
 class CursorExpired(InvalidInput):

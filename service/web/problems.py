@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 class FieldError(TypedDict):
     field: str
     message: str
+    suggestions: NotRequired[list[str]]  # closest acceptable values, e.g. known places
 
 
 @with_config(CLOSED)
@@ -110,8 +111,10 @@ def from_directory_error(error: DirectoryError) -> ProblemError:
     if isinstance(error, ProviderNotFound):
         return ProblemError(404, "provider_not_found", "Not Found", str(error))
     if isinstance(error, InvalidInput):
-        errors: list[FieldError] = [{"field": error.field, "message": str(error)}]
-        return ProblemError(400, error.code, "Bad Request", str(error), errors=errors)
+        entry: FieldError = {"field": error.field, "message": str(error)}
+        if error.suggestions:
+            entry["suggestions"] = list(error.suggestions)
+        return ProblemError(400, error.code, "Bad Request", str(error), errors=[entry])
     return internal_error()
 
 
@@ -164,4 +167,3 @@ def _log_unexpected(request: web.Request) -> None:
         request_id,
         extra={"request_id": request_id},
     )
-

@@ -3,7 +3,7 @@ the OpenAPI document names for rules JSON Schema cannot state (a check digit, a 
 exists, a cursor the service issued), so generated "valid" data is valid in fact.
 
 The ``{city, state}`` location is two fields that are valid only together: ``map_body`` swaps a
-pair that satisfies the schema (city 1-64 characters, state two letters) but names no known
+pair that satisfies the schema (city 1-64 characters, state a code or name) but names no known
 city for a known one. A pair that breaks the schema is left alone, so negative cases stay
 negative.
 """
@@ -17,13 +17,15 @@ from hypothesis import strategies as st
 
 from core.geo import all_zip_places
 from core.npi import with_check_digit
+from core.placenames import state_names
 from service.search.cursor import encode_cursor
 from service.search.models import SearchRequest
 from service.search.places import CityLocation, UnknownPlace, resolve
 
 _PLACES = list(all_zip_places())
 _ZIPS = st.sampled_from(sorted(p.zip for p in _PLACES))
-_CITIES = st.sampled_from(sorted({(p.city, p.state) for p in _PLACES}))
+# The ZIP table's city names in the states and territories (not its military "cities").
+_CITIES = st.sampled_from(sorted({(p.city, p.state) for p in _PLACES if p.state in state_names()}))
 _COORDINATES = st.tuples(
     st.floats(-90, 90, allow_nan=False).map(lambda v: round(v, 4)),
     st.floats(-180, 180, allow_nan=False).map(lambda v: round(v, 4)),
