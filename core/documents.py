@@ -142,6 +142,7 @@ class SearchDoc(TypedDict):
     inNetwork: list[str]  # network_key of in-network coverage rows not terminated by the load
     # Text fields below hold core.text.normalize()d text (one tokenisation rule, both sides).
     fullName: str
+    exactNames: list[str]
     names: list[str]
     organizations: list[str]
     specialtyText: list[str]

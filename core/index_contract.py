@@ -90,10 +90,10 @@ MAPPINGS: dict[IndexKind, dict[str, Any]] = {
             # Text fields hold core.text.normalize()d text. A name's length says nothing about
             # how well it matches, so names carry no norms: same-name providers score alike
             # and distance orders them.
-            "fullName": {
-                **_NAME_TEXT,
-                "fields": {"exact": {**_KEYWORD, "normalizer": "lowercase_keyword"}},
-            },
+            "fullName": _NAME_TEXT,
+            # Whole names as people type them: "first last", "first middle last", legal and
+            # doing-business-as organisation names.
+            "exactNames": _KEYWORD,
             "names": {**_NAME_TEXT, "copy_to": "typoTolerant"},
             "organizations": {**_NAME_TEXT, "copy_to": "typoTolerant"},
             # One field for fuzzy matching: a fuzzy query costs per field, so names and

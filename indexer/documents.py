@@ -196,6 +196,13 @@ def search_document(
         "pcpEligible": provider["pcpEligible"],
         "inNetwork": list(in_network),
         "fullName": normalize(full_name(provider)),
+        "exactNames": _searchable(
+            [
+                full_name(provider),
+                f"{provider['firstName'] or ''} {provider['lastName'] or ''}",
+                provider["doingBusinessAs"],
+            ]
+        ),
         "names": _searchable([provider["firstName"], provider["lastName"], *other_names]),
         "organizations": _searchable(
             [

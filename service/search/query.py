@@ -122,7 +122,7 @@ def text_clauses(interpretation: Interpretation) -> tuple[Body | None, list[Body
     required = {"bool": {"should": [word_match(w) for w in free], "minimum_should_match": "2<75%"}}
     name = interpretation.name_text or interpretation.text
     bonus: list[Body] = [
-        {"term": {"fullName.exact": {"value": name, "boost": EXACT_NAME_WEIGHT}}},
+        {"term": {"exactNames": {"value": name, "boost": EXACT_NAME_WEIGHT}}},
         {"match_phrase": {"fullName": {"query": name, "slop": 1, "boost": PHRASE_WEIGHT}}},
         {"match_phrase": {"organizations": {"query": name, "slop": 1, "boost": PHRASE_WEIGHT}}},
     ]

@@ -15,7 +15,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from rapidfuzz.distance import Levenshtein
+from rapidfuzz.distance import OSA
 from rapidfuzz.process import extractOne
 
 from core.text import tokens
@@ -57,7 +57,11 @@ def curated_terms() -> dict[Key, Concept]:
     for entry in _curated()["concepts"]:
         concept = Concept(label=entry["label"], codes=tuple(entry["codes"]))
         for term in entry["terms"]:
-            table[key_of(term)] = concept
+            key = key_of(term)
+            table[key] = concept
+            if key[-1] == "doctor":  # "skin doctor", "skin specialist", "skin physician"
+                for kind in ("specialist", "physician"):
+                    table.setdefault((*key[:-1], kind), concept)
     return table
 
 
@@ -108,15 +112,16 @@ def _keys_by_length() -> dict[int, list[str]]:
 
 
 def allowed_edits(text: str) -> int:
-    """Edits forgiven by length: none below 7 letters, one up to 9, two from 10."""
+    """Edits forgiven by length: none below 7 letters, one for 7 and 8, two from 9."""
     if len(text) < MIN_CORRECTED_LENGTH:
         return 0
-    return 1 if len(text) < 10 else 2
+    return 1 if len(text) < 9 else 2
 
 
 def corrected_specialty(text: str) -> Key | None:
     """The specialty term ``text`` (words joined by spaces) misspells, if any: the closest
-    term within the edits its length allows (Levenshtein)."""
+    term within the edits its length allows (optimal string alignment: a swapped pair of
+    letters is one edit, "nuerologist" is "neurologist", not "urologist")."""
     edits = allowed_edits(text)
     if not edits:
         return None
@@ -126,7 +131,7 @@ def corrected_specialty(text: str) -> Key | None:
         for size in range(len(text) - edits, len(text) + edits + 1)
         for term in buckets.get(size, [])
     ]
-    found = extractOne(text, candidates, scorer=Levenshtein.distance, score_cutoff=edits)
+    found = extractOne(text, candidates, scorer=OSA.distance, score_cutoff=edits)
     return tuple(found[0].split()) if found else None
 
 

@@ -7,6 +7,7 @@ import uuid
 import pytest
 
 from core.npi import ID_NAMESPACE, location_id, provider_id
+from core.text import normalize
 from indexer.documents import build_documents, normalize_credentials
 from indexer.load import SourceFiles
 from indexer.locations import format_zip
@@ -75,27 +76,31 @@ def test_every_sample_row_maps_field_by_field(sample_sources: SourceFiles) -> No
         assert provider["gender"] == (_or_none(row["Provider Sex Code"]) if individual else None)
         assert provider["credentials"] == normalize_credentials(row["Provider Credential Text"])
         assert "." not in "".join(provider["credentials"])
-        taxonomy = [
-            (
-                row[f"Healthcare Provider Taxonomy Code_{i}"],
-                row[f"Healthcare Provider Primary Taxonomy Switch_{i}"] == "Y",
-                _or_none(row[f"Provider License Number_{i}"]),
-                _or_none(row[f"Provider License Number State Code_{i}"]),
-            )
-            for i in slots
-            if row[f"Healthcare Provider Taxonomy Code_{i}"]
-        ]
+        # each code once (NPPES repeats it per licence state): first licence, primary if any
+        taxonomy: dict[str, tuple[str, bool, str | None, str | None]] = {}
+        for i in slots:
+            code = row[f"Healthcare Provider Taxonomy Code_{i}"]
+            if not code:
+                continue
+            primary = row[f"Healthcare Provider Primary Taxonomy Switch_{i}"] == "Y"
+            if code in taxonomy:
+                first = taxonomy[code]
+                taxonomy[code] = (code, first[1] or primary, first[2], first[3])
+                continue
+            license_number = _or_none(row[f"Provider License Number_{i}"])
+            license_state = _or_none(row[f"Provider License Number State Code_{i}"])
+            taxonomy[code] = (code, primary, license_number, license_state)
         assert [
             (s["code"], s["primary"], s["licenseNumber"], s["licenseState"])
             for s in provider["specialties"]
-        ] == taxonomy
+        ] == list(taxonomy.values())
         for specialty in provider["specialties"]:
             assert specialty["displayName"] == nucc[specialty["code"]].display_name
         assert location["phoneNumbers"] == [p for p in [row[f"{PRACTICE} Telephone Number"]] if p]
         assert location["faxNumbers"] == [p for p in [row[f"{PRACTICE} Fax Number"]] if p]
         assert location["source"] == "nppes"
         assert search["npi"] == row["NPI"]
-        assert search["taxonomyCodes"] == [code for code, *_ in taxonomy]
+        assert search["taxonomyCodes"] == list(taxonomy)
         assert search["inNetwork"] == []
         if dba:
-            assert row["Provider Other Organization Name"] in search["organizations"]
+            assert normalize(row["Provider Other Organization Name"]) in search["organizations"]
