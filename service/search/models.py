@@ -13,7 +13,7 @@ from typing_extensions import TypedDict
 
 from core.documents import CLOSED, Location, Provider
 from service.fields import REQUEST_CONFIG, BidId, ContractYear, Integral, reject_null
-from service.search.places import LocationInput, ResolvedFrom
+from service.search.places import LocationInput, PlaceSource, ResolvedFrom
 
 MAX_WINDOW = 10_000  # offset + pageSize beyond this needs a cursor (Elasticsearch's window)
 DEFAULT_RADIUS_MILES = 25.0
@@ -132,7 +132,14 @@ class ResolvedLocation(TypedDict):
     lat: float
     lng: float
     resolvedFrom: ResolvedFrom
-    label: str
+    label: Annotated[str, Field(description="the place understood, e.g. 'St. Louis, MO'")]
+    source: Annotated[
+        PlaceSource,
+        Field(
+            description="which data answered: geonames (GeoNames city centres), zipcodes (ZIP "
+            "centroids, also for towns GeoNames lacks) or coordinates (as given)"
+        ),
+    ]
 
 
 @with_config(CLOSED)

@@ -67,6 +67,7 @@ def interpreted_query(
             "lng": place.lng,
             "resolvedFrom": place.resolved_from,
             "label": place.label,
+            "source": place.source,
         },
         "radiusMiles": radius_miles if place is not None else None,
     }

@@ -240,3 +240,14 @@ async def test_a_hospital_name_puts_its_own_providers_first(
             assert has_it[0], name
             checked += 1
     assert checked >= 3
+
+
+@pytest.mark.parametrize(
+    ("location", "source"),
+    [("St. Louis, MO", "geonames"), ("10013", "zipcodes"), ("40.71,-74.0", "coordinates")],
+)
+async def test_the_answer_says_which_data_placed_the_location(
+    api: ApiClient, auth_header: dict[str, str], location: str, source: str
+) -> None:
+    page = await search(api, auth_header, location=location, pageSize=1, facets=False)
+    assert page["interpretedQuery"]["location"]["source"] == source
