@@ -30,12 +30,14 @@ def iso(value: str) -> str | None:
 
 
 def taxonomies(row: dict[str, str]) -> list[tuple[str, bool]]:
-    return [
-        (row[f"Healthcare Provider Taxonomy Code_{n}"],
-         row[f"Healthcare Provider Primary Taxonomy Switch_{n}"] == "Y")
-        for n in range(1, 16)
-        if row[f"Healthcare Provider Taxonomy Code_{n}"]
-    ]  # fmt: skip
+    """Each code once (NPPES repeats a code per licence state), primary if any row says so."""
+    primary: dict[str, bool] = {}
+    for n in range(1, 16):
+        code = row[f"Healthcare Provider Taxonomy Code_{n}"]
+        if code:
+            flagged = row[f"Healthcare Provider Primary Taxonomy Switch_{n}"] == "Y"
+            primary[code] = primary.get(code, False) or flagged
+    return list(primary.items())
 
 
 @pytest.mark.parametrize("row", SAMPLED, ids=lambda row: row["NPI"])
