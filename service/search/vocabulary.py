@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from rapidfuzz.distance import OSA
-from rapidfuzz.process import extractOne
+from rapidfuzz.process import extract
 
 from core.text import tokens
 
@@ -131,8 +131,15 @@ def corrected_specialty(text: str) -> Key | None:
         for size in range(len(text) - edits, len(text) + edits + 1)
         for term in buckets.get(size, [])
     ]
-    found = extractOne(text, candidates, scorer=OSA.distance, score_cutoff=edits)
-    return tuple(found[0].split()) if found else None
+    found = extract(text, candidates, scorer=OSA.distance, score_cutoff=edits, limit=None)
+    if not found:
+        return None
+    nearest = min(distance for _, distance, _ in found)
+    # Equally near terms ("dematologist": dermatologist, hematologist): people rarely miss the
+    # first letter, so the term that keeps it wins.
+    tied = [term for term, distance, _ in found if distance == nearest]
+    best = next((term for term in tied if term[0] == text[0]), tied[0])
+    return tuple(best.split())
 
 
 def preload() -> None:

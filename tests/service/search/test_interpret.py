@@ -97,6 +97,7 @@ def test_every_vocabulary_term_is_recognised_alone() -> None:
         ("nuerologist", "Neurology", "nuerologist"),
         ("dentits", "Dentistry", "dentits"),
         ("farmacist", "Pharmacist", "farmacist"),
+        ("dematologist", "Dermatology", "dematologist"),
     ],
 )
 def test_misspelt_specialties_are_corrected_and_say_so(

@@ -127,7 +127,7 @@ def test_a_taxonomy_code_filter_ranks_primary_first_too() -> None:
 def test_the_whole_name_scores_exactly_and_as_a_phrase() -> None:
     body = _body(query="Dr. Holland Obstetrics & Gynecology")
     should = body["query"]["bool"]["should"]
-    assert {"exactNames": {"value": "holland obstetrics gynecology", "boost": 10.0}} in [
+    assert {"exactNames": {"value": "holland obstetrics gynecology", "boost": 20.0}} in [
         c["term"] for c in should if "term" in c
     ]
     phrases = [c["match_phrase"] for c in should if "match_phrase" in c]
