@@ -6,8 +6,11 @@ filters; the free text is matched word by word across fields with ``multi_match`
 name and a hospital in one box ("Johnson Mount Sinai") both count; phrase and exact-name clauses
 and a distance decay add to the score.
 
-About 210 lines: one clause builder per concern (text, specialty, filters, radius, closeness,
-sort), all feeding ``build_search``; facets and point clauses live in their own modules.
+About 275 lines: one clause builder per concern (text, specialty tiers, languages, filters,
+radius, closeness, sort), all feeding ``build_search`` and, for a zero answer, the follow-ups
+of ``rescue.py``; kept together because each is a few lines and they share the request and the
+interpretation. Facets and point clauses live in their own modules; the text clauses are the
+next to move out if this grows.
 """
 
 from __future__ import annotations
