@@ -48,3 +48,15 @@ def canonical_bid(text: str) -> str:
     """``H1234-001`` -> ``H1234_001_000``, written here apart from core.plans on purpose."""
     contract, plan, *segment = text.strip().upper().replace("-", "_").split("_")
     return f"{contract}_{plan}_{segment[0] if segment else '000'}"
+
+
+def taxonomies(row: dict[str, str]) -> dict[str, bool]:
+    """Code -> primary, each code once (NPPES repeats a code per licence state), primary if any
+    of its slots says so."""
+    primary: dict[str, bool] = {}
+    for n in range(1, 16):
+        code = row[f"Healthcare Provider Taxonomy Code_{n}"]
+        if code:
+            flagged = row[f"Healthcare Provider Primary Taxonomy Switch_{n}"] == "Y"
+            primary[code] = primary.get(code, False) or flagged
+    return primary

@@ -9,7 +9,7 @@ from datetime import datetime
 import pytest
 
 from tests.conftest import SAMPLE_DIR, ApiClient
-from tests.source_rows import active_rows, is_active, nppes_rows
+from tests.source_rows import active_rows, is_active, nppes_rows, taxonomies
 
 NPPES = next(SAMPLE_DIR.glob("npidata_pfile*"))
 ROWS = active_rows(NPPES)
@@ -29,17 +29,6 @@ def iso(value: str) -> str | None:
     return datetime.strptime(value, "%m/%d/%Y").date().isoformat() if value else None
 
 
-def taxonomies(row: dict[str, str]) -> list[tuple[str, bool]]:
-    """Each code once (NPPES repeats a code per licence state), primary if any row says so."""
-    primary: dict[str, bool] = {}
-    for n in range(1, 16):
-        code = row[f"Healthcare Provider Taxonomy Code_{n}"]
-        if code:
-            flagged = row[f"Healthcare Provider Primary Taxonomy Switch_{n}"] == "Y"
-            primary[code] = primary.get(code, False) or flagged
-    return list(primary.items())
-
-
 @pytest.mark.parametrize("row", SAMPLED, ids=lambda row: row["NPI"])
 async def test_provider_and_its_practice_address_match_the_nppes_row(
     api: ApiClient, auth_header: dict[str, str], row: dict[str, str]
@@ -56,7 +45,8 @@ async def test_provider_and_its_practice_address_match_the_nppes_row(
     else:
         legal_name = row["Provider Organization Name (Legal Business Name)"]
         assert provider["organizationName"] == legal_name
-    assert [(s["code"], s["primary"]) for s in provider["specialties"]] == taxonomies(row)
+    listed = [(s["code"], s["primary"]) for s in provider["specialties"]]
+    assert listed == list(taxonomies(row).items())
     assert provider["enumerationDate"] == iso(row["Provider Enumeration Date"])
     assert provider["lastUpdated"] == iso(row["Last Update Date"])
 

@@ -9,7 +9,7 @@ import pytest
 from core.npi import with_check_digit
 from indexer.load import SourceFiles
 from tests.conftest import ApiClient
-from tests.source_rows import active_rows, nppes_rows
+from tests.source_rows import active_rows, nppes_rows, taxonomies
 
 PRACTICE = "Provider Business Practice Location Address"
 
@@ -25,12 +25,7 @@ def _expected_provider(row: dict[str, str]) -> dict[str, Any]:
         if row["Provider Other Organization Name Type Code"] == "3"
         else ""
     )
-    primary: dict[str, bool] = {}
-    for i in range(1, 16):
-        code = row[f"Healthcare Provider Taxonomy Code_{i}"]
-        if code:
-            flag = row[f"Healthcare Provider Primary Taxonomy Switch_{i}"] == "Y"
-            primary[code] = primary.get(code, False) or flag
+    primary = taxonomies(row)
     return {
         "npis": [row["NPI"]],
         "entityType": "individual" if individual else "organization",
