@@ -1,21 +1,25 @@
-"""Bulk writing with bounded concurrency on top of the elasticsearch async helpers.
+"""Bulk writing with bounded concurrency: each chunk of already-serialised actions is framed into
+one NDJSON body and sent with ``es.bulk``.
 
-Documents arrive already serialised (``orjson`` bytes for the action and source lines), so the
-helper only frames them; responses are filtered server-side to what failure handling needs.
+Documents arrive as ``orjson`` bytes (action line, source line), so a chunk is one
+``b"\\n".join``; the answer is filtered server-side to each item's status and error, and read item
+by item only when it says ``errors: true`` (items come back in request order, so an item is
+matched to its action by position). A whole request answered 429, 502, 503 or 504 is sent again
+after a backoff, and so are the items answered 429 (only those); after the last retry a rejected
+request raises and rejected items are failures. Any other failed item is a failure at once.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import islice
+from itertools import chain, islice
 from operator import itemgetter
 from typing import Any
 
 import orjson
-from elasticsearch import AsyncElasticsearch
-from elasticsearch.helpers import async_streaming_bulk
+from elasticsearch import ApiError, AsyncElasticsearch
 
 
 @dataclass(slots=True)
@@ -29,9 +33,11 @@ class Origin:
 
 Action = tuple[bytes, bytes, Origin]  # (action line, source line, origin)
 
-# The helper calls this per action to get its (action line, source line): a C-level getter.
 _lines = itemgetter(0, 1)
-_FILTER = "items.*._index,items.*._id,items.*.status,items.*.error"
+# Every item keeps its status (so positions hold); the error only where there is one.
+_FILTER = "errors,items.*.status,items.*.error"
+RETRIED_REQUEST_STATUSES = frozenset({429, 502, 503, 504})
+REJECTED_ITEM_STATUS = 429
 
 
 def action_lines(op_type: str, index: str) -> Callable[[str], bytes]:
@@ -54,43 +60,83 @@ class BulkResult:
     failed: list[Failure] = field(default_factory=list)
 
 
+@dataclass(frozen=True, slots=True)
+class Backoff:
+    """How rejected requests and items are retried: up to ``retries`` times per chunk, waiting
+    ``initial_s``, then twice as long each time, never more than ``max_s``."""
+
+    retries: int = 5
+    initial_s: float = 0.5
+    max_s: float = 10.0
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+
+    def delay(self, retry: int) -> float:
+        """The wait before retry number ``retry`` (1, 2, ...)."""
+        return min(self.max_s, self.initial_s * 2.0 ** (retry - 1))
+
+
+DEFAULT_BACKOFF = Backoff()
+
+
 def _chunks(actions: Iterable[Action], size: int) -> Iterator[list[Action]]:
     iterator = iter(actions)
     while chunk := list(islice(iterator, size)):
         yield chunk
 
 
-def _failure(item: dict[str, Any], origins: dict[tuple[str, str], Origin]) -> Failure:
-    outcome = next(iter(item.values()))
-    index, doc_id = str(outcome.get("_index")), str(outcome.get("_id"))
+def _body(actions: list[Action]) -> bytes:
+    """The NDJSON body: every action and source line, each followed by a newline."""
+    return b"\n".join(chain(chain.from_iterable(map(_lines, actions)), (b"",)))
+
+
+def _failure(action: Action, outcome: dict[str, Any], status: int) -> Failure:
+    header, _, origin = action
+    meta = next(iter(orjson.loads(header).values()))
     error = outcome.get("error", {})
     reason = error.get("reason", str(error)) if isinstance(error, dict) else str(error)
-    status = int(outcome.get("status", 0))
-    return Failure(index, doc_id, status, reason, origins.get((index, doc_id)))
+    return Failure(str(meta.get("_index", "")), str(meta.get("_id", "")), status, reason, origin)
 
 
-async def _send(es: AsyncElasticsearch, chunk: list[Action], result: BulkResult) -> None:
-    failed: list[dict[str, Any]] = []
-    lines: list[Any] = chunk  # the helper's types know dict actions only; _lines frames ours
-    async for _, item in async_streaming_bulk(
-        es,
-        lines,
-        chunk_size=len(chunk),
-        expand_action_callback=_lines,
-        raise_on_error=False,
-        yield_ok=False,
-        max_retries=5,
-        initial_backoff=0.5,
-        max_backoff=10,
-        filter_path=_FILTER,
-    ):
-        failed.append(item)
-    if failed:  # rare: only then map documents back to their source rows
-        origins = {}
-        for header, _, origin in chunk:
-            meta = next(iter(orjson.loads(header).values()))
-            origins[meta["_index"], meta["_id"]] = origin
-        result.failed.extend(_failure(item, origins) for item in failed)
+def _settle(
+    sent: list[Action], answer: dict[str, Any], result: BulkResult, *, last: bool
+) -> list[Action]:
+    """Failed items of one answer into ``result``; returns the actions to send again."""
+    items: list[dict[str, Any]] = answer.get("items", [])
+    if len(items) != len(sent):  # never expected: but a short answer must not lose documents
+        raise RuntimeError(f"bulk answered {len(items)} items for {len(sent)} actions")
+    if not answer.get("errors"):
+        return []
+    again: list[Action] = []
+    for action, item in zip(sent, items, strict=True):
+        outcome = next(iter(item.values()))
+        status = int(outcome.get("status", 500))
+        if 200 <= status < 300:
+            continue
+        if status == REJECTED_ITEM_STATUS and not last:
+            again.append(action)
+        else:
+            result.failed.append(_failure(action, outcome, status))
+    return again
+
+
+async def _send(
+    es: AsyncElasticsearch, chunk: list[Action], result: BulkResult, backoff: Backoff
+) -> None:
+    pending = chunk
+    for attempt in range(backoff.retries + 1):
+        if attempt:
+            await backoff.sleep(backoff.delay(attempt))
+        last = attempt == backoff.retries
+        body = _body(pending)  # bytes: the client's NDJSON serializer sends them as they are
+        try:
+            answer = await es.bulk(operations=body, filter_path=_FILTER)  # type: ignore[arg-type]
+        except ApiError as error:
+            if last or error.status_code not in RETRIED_REQUEST_STATUSES:
+                raise
+            continue
+        pending = _settle(pending, answer.body, result, last=last)
+        if not pending:
+            return
 
 
 async def bulk_index(
@@ -99,12 +145,18 @@ async def bulk_index(
     *,
     chunk_size: int = 1000,
     concurrency: int = 2,
+    backoff: Backoff = DEFAULT_BACKOFF,
 ) -> BulkResult:
     """Index ``actions`` with at most ``concurrency`` bulk requests in flight.
 
     Building the next chunk (CPU in this process) overlaps with Elasticsearch indexing the
-    previous ones; 429s are retried with backoff by the helper, other failures are returned.
+    previous ones; rejections (429s) are retried with ``backoff``, other failures are returned.
+    Connection errors and other errors of a whole request propagate.
     """
+    # The transport would resend a 429/502/503/504 at once, without waiting, to a node that is
+    # already overloaded: those statuses are retried here, with backoff. Connection errors are
+    # still retried by the transport (its max_retries).
+    es = es.options(retry_on_status=())
     result = BulkResult()
     in_flight: set[asyncio.Task[None]] = set()
     try:
@@ -113,7 +165,7 @@ async def bulk_index(
                 done, in_flight = await asyncio.wait(in_flight, return_when=asyncio.FIRST_COMPLETED)
                 for task in done:
                     task.result()
-            in_flight.add(asyncio.create_task(_send(es, chunk, result)))
+            in_flight.add(asyncio.create_task(_send(es, chunk, result, backoff)))
             await asyncio.sleep(0)  # let the request go out before building the next chunk
         if in_flight:
             for outcome in await asyncio.gather(*in_flight, return_exceptions=True):
