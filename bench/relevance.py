@@ -49,7 +49,7 @@ def baseline_body(text: str, point: tuple[float, float]) -> dict[str, Any]:
     radius = {
         "geo_distance": {
             "distance": f"{RADIUS_MILES}mi",
-            "locations.point": {"lat": lat, "lon": lng},
+            "points": {"lat": lat, "lon": lng},
         }
     }
     return {
@@ -61,7 +61,7 @@ def baseline_body(text: str, point: tuple[float, float]) -> dict[str, Any]:
                 "must": {
                     "multi_match": {"query": text, "fields": BASELINE_FIELDS, "fuzziness": "AUTO"}
                 },
-                "filter": {"nested": {"path": "locations", "query": radius}},
+                "filter": radius,
             }
         },
     }

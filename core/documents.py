@@ -9,7 +9,7 @@ closed, so a field added here without a schema change cannot slip out unnoticed.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, NotRequired
+from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, with_config
 from typing_extensions import TypedDict  # pydantic needs it for TypedDicts on Python < 3.12
@@ -123,13 +123,22 @@ class Plan(TypedDict):
 # ---- stored only: the search document and coverage rows are never answered as they are ----
 
 
-class SearchLocation(TypedDict):
-    point: NotRequired[dict[str, float]]
-    location: Location
+class LookupDoc(TypedDict):
+    """One per provider in the lookup index (``_id``: the NPI), nothing of it indexed: the
+    provider and its locations (NPPES practice address first), read back by id."""
+
+    provider: Provider
+    locations: list[Location]
+
+
+class GeoPoint(TypedDict):
+    lat: float
+    lon: float
 
 
 class SearchDoc(TypedDict):
-    """One per provider: text and filter fields, nested geo locations, the Provider to return."""
+    """One per provider: text and filter fields, the geocoded points of its locations, and the
+    Provider and Locations to answer with (stored, not indexed)."""
 
     npi: str
     entityType: str
@@ -147,7 +156,8 @@ class SearchDoc(TypedDict):
     organizations: list[str]
     specialtyText: list[str]
     credentials: list[str]
-    locations: list[SearchLocation]
+    points: list[GeoPoint]  # one per geocoded location, for the radius, distance and facets
+    locations: list[Location]
     provider: Provider
 
 

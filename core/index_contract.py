@@ -10,8 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-IndexKind = Literal["search", "providers", "locations", "coverage", "plans"]
-INDEX_KINDS: tuple[IndexKind, ...] = ("search", "providers", "locations", "coverage", "plans")
+IndexKind = Literal["search", "providers", "coverage", "plans"]
+INDEX_KINDS: tuple[IndexKind, ...] = ("search", "providers", "coverage", "plans")
+# The layout of the documents: a version written with another one is never served or rolled
+# back to (2: the lookup document holds its locations; search points are not nested).
+SCHEMA = 2
 DEFAULT_PREFIX = "provider-directory"
 
 
@@ -50,61 +53,55 @@ def network_key(contract_year: int, bid_id: str) -> str:
 # ---- mappings ----
 
 _KEYWORD = {"type": "keyword"}
+# Matched, never sorted or aggregated on: no doc values to build at load time.
+_FILTER_KEYWORD = {"type": "keyword", "doc_values": False}
 _TEXT = {"type": "text", "analyzer": "standard"}
 _NAME_TEXT = {**_TEXT, "norms": False}
 _STORED_ONLY = {"type": "object", "enabled": False}
 
 MAPPINGS: dict[IndexKind, dict[str, Any]] = {
-    "providers": {
-        "dynamic": False,
-        "properties": {"id": _KEYWORD, "npis": _KEYWORD, "lastUpdated": _KEYWORD},
-    },
-    "locations": {
-        "dynamic": False,
-        "properties": {
-            "id": _KEYWORD,
-            "npi": _KEYWORD,
-            "source": _KEYWORD,
-            "address": {"properties": {"zip": _KEYWORD, "state": _KEYWORD}},
-        },
-    },
+    # Read by id only (core.documents.LookupDoc): nothing in it is parsed or indexed.
+    "providers": {"enabled": False},
+    # Only what search filters, scores, sorts or aggregates on is indexed; the answer's provider
+    # and locations are stored as they are.
     "search": {
         "dynamic": False,
         "properties": {
-            "npi": _KEYWORD,
-            "entityType": _KEYWORD,
+            "npi": _KEYWORD,  # the tie-break of every sort
+            "entityType": _FILTER_KEYWORD,
             "gender": _KEYWORD,
-            "taxonomyCodes": _KEYWORD,
-            "primaryTaxonomyCodes": _KEYWORD,
+            "taxonomyCodes": _FILTER_KEYWORD,
+            "primaryTaxonomyCodes": _FILTER_KEYWORD,
             "specialtyNames": _KEYWORD,
             # Filtered case-insensitively; the facet counts the names as written ("display").
             "languages": {
-                **_KEYWORD,
+                **_FILTER_KEYWORD,
                 "normalizer": "lowercase_keyword",
                 "copy_to": "languageText",
                 "fields": {"display": _KEYWORD},
             },
             "languageText": _TEXT,
-            "pcpEligible": {"type": "boolean"},
-            "inNetwork": _KEYWORD,
+            "pcpEligible": {"type": "boolean", "doc_values": False},
+            "inNetwork": _FILTER_KEYWORD,
             # Text fields hold core.text.normalize()d text. A name's length says nothing about
             # how well it matches, so names carry no norms: same-name providers score alike
             # and distance orders them.
             "fullName": _NAME_TEXT,
             # Whole names as people type them: "first last", "first middle last", legal and
             # doing-business-as organisation names.
-            "exactNames": _KEYWORD,
+            "exactNames": _FILTER_KEYWORD,
             "names": {**_NAME_TEXT, "copy_to": "typoTolerant"},
             "organizations": {**_NAME_TEXT, "copy_to": "typoTolerant"},
             # One field for fuzzy matching: a fuzzy query costs per field, so names and
             # organisations are matched fuzzily here, once, and exactly in their own fields.
             "typoTolerant": {**_TEXT, "index_options": "docs", "norms": False},
-            "specialtyText": {**_TEXT, "fields": {"raw": _KEYWORD}},
-            "credentials": {**_TEXT, "fields": {"raw": _KEYWORD}},
-            "locations": {
-                "type": "nested",
-                "properties": {"point": {"type": "geo_point"}, "location": _STORED_ONLY},
-            },
+            "specialtyText": _TEXT,
+            "credentials": _TEXT,
+            # A plain multi-valued geo_point, not nested locations: the radius filter, the
+            # distance sort (mode min) and the distance facet need no per-location documents,
+            # and the in-radius locations of a hit are picked from the stored ones.
+            "points": {"type": "geo_point"},
+            "locations": _STORED_ONLY,
             "provider": _STORED_ONLY,
         },
     },

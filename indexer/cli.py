@@ -41,6 +41,15 @@ def _load_parser(parser: argparse.ArgumentParser, settings: IndexerSettings) -> 
     parser.add_argument("--concurrency", type=int, default=LoadOptions.concurrency)
     parser.add_argument("--keep-versions", type=int, default=LoadOptions.keep_versions)
     parser.add_argument(
+        "--load-setting",
+        action="append",
+        default=[],
+        type=_key_value,
+        metavar="KEY=VALUE",
+        help="an index setting of the search index while it loads (repeatable), e.g."
+        " index.merge.policy.segments_per_tier=20",
+    )
+    parser.add_argument(
         "--reject-file", type=Path, help="CSV of rejected rows (default rejects/<version>.csv)"
     )
     parser.add_argument("--report-json", type=Path, help="also write the report as JSON here")
@@ -110,6 +119,13 @@ def _sources(args: argparse.Namespace) -> SourceFiles:
     )
 
 
+def _key_value(text: str) -> tuple[str, str]:
+    key, equals, value = text.partition("=")
+    if not equals or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    return key, value
+
+
 def print_report(report: LoadReport) -> None:
     print("\n".join(format_report(report)))
 
@@ -131,6 +147,7 @@ async def _run(args: argparse.Namespace) -> int:
                 chunk_size=args.chunk_size,
                 concurrency=args.concurrency,
                 keep_versions=args.keep_versions,
+                load_settings=dict(args.load_setting),
                 reject_file=args.reject_file,
                 progress=sys.stderr.isatty(),
             )

@@ -17,12 +17,13 @@ from functools import lru_cache
 from typing import Literal
 
 from core.documents import (
+    GeoPoint,
     GroupAffiliation,
     HospitalAffiliation,
     Location,
+    LookupDoc,
     Provider,
     SearchDoc,
-    SearchLocation,
     Specialty,
 )
 from core.npi import provider_id
@@ -42,6 +43,9 @@ class ProviderDocuments:
     provider: Provider
     locations: list[Location]
     search: SearchDoc
+
+    def lookup(self) -> LookupDoc:
+        return {"provider": self.provider, "locations": self.locations}
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,13 +171,11 @@ def search_document(
     in_network: Sequence[str] = (),
 ) -> SearchDoc:
     """``in_network``: the ``network_key`` of every plan the provider is in (see indexer.load)."""
-    search_locations: list[SearchLocation] = []
+    points: list[GeoPoint] = []
     for location in locations:
-        entry: SearchLocation = {"location": location}
         lat, lng = location["address"]["lat"], location["address"]["lng"]
         if lat is not None and lng is not None:
-            entry["point"] = {"lat": lat, "lon": lng}
-        search_locations.append(entry)
+            points.append({"lat": lat, "lon": lng})
     codes: list[str] = []
     primary: list[str] = []
     names: list[str | None] = []
@@ -214,7 +216,8 @@ def search_document(
         ),
         "specialtyText": _searchable(texts),
         "credentials": _searchable(list(provider["credentials"])),
-        "locations": search_locations,
+        "points": points,
+        "locations": locations,
         "provider": provider,
     }
     return search

@@ -13,7 +13,7 @@ import gc
 import time
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
@@ -46,6 +46,7 @@ class LoadOptions:
     reject_file: Path | None = None  # default: rejects/<version>.csv
     progress: bool = False
     today: date | None = None  # the date coverage is "in force" on (default: today)
+    load_settings: dict[str, str] = field(default_factory=dict)  # search index, while loading
 
 
 class LoadError(RuntimeError):
@@ -84,18 +85,22 @@ def read_side_tables(sources: SourceFiles, rejects: Rejects, report: LoadReport)
 def _account_failures(
     result: BulkResult, indices: dict[IndexKind, str], report: LoadReport, rejects: Rejects
 ) -> int:
-    """Failed documents into the report and reject file; returns the real bulk errors."""
+    """Failed documents into the report and reject file; returns the real bulk errors. An NPPES
+    row one of whose documents failed is rejected ("bulk_error"), once."""
     kind_of = {index: kind for kind, index in indices.items()}
     errors = 0
+    failed_rows: set[tuple[str, int]] = set()
     for failure in result.failed:
         kind = kind_of.get(failure.index, "?")
         origin = failure.origin
         source, row, npi = (origin.source, origin.row, origin.npi) if origin else ("?", 0, "")
         errors += 1
         report.bulk_failed[kind] += 1
-        if kind == "providers":
-            report.rejected["bulk_error"] += 1
+        if kind in ("providers", "search"):
+            failed_rows.add((source, row))
         rejects.add(source, row, npi, f"bulk_error: {kind}: {failure.reason}")
+    if failed_rows:
+        report.rejected["bulk_error"] += len(failed_rows)
     return errors
 
 
@@ -111,7 +116,9 @@ async def load(es: AsyncElasticsearch, sources: SourceFiles, options: LoadOption
         # and before _batch_gc freezes what exists.
         _, indices = await asyncio.gather(
             asyncio.to_thread(lookup_zip, "00000"),
-            versions.create_version(es, options.names, report.version, options.shards),
+            versions.create_version(
+                es, options.names, report.version, options.shards, options.load_settings
+            ),
         )
         try:
             with _batch_gc():

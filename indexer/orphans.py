@@ -65,7 +65,8 @@ async def remove_orphans(es: AsyncElasticsearch, names: IndexNames) -> list[str]
         kept_for_rollback = found.complete and serving is not None and version < serving
         if kept_for_rollback or not _owner_gone(found, now):
             continue
-        indices = list(found.indices.values())
+        # Layout 1 had a locations index per version as well.
+        indices = [*found.indices.values(), f"{names.prefix}-locations-{version}"]
         await _drain(es, indices)
         await versions.delete_indices(es, indices)
         removed.append(version)

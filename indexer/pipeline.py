@@ -14,7 +14,6 @@ from datetime import date
 from typing import Any
 
 from orjson import dumps
-from tqdm import tqdm
 
 from core.clock import today_utc
 from core.documents import CoverageDoc, Plan
@@ -22,10 +21,12 @@ from core.index_contract import IndexKind, network_key, plan_doc_id
 from indexer.bulk import Action, Origin, action_lines
 from indexer.documents import NO_EXTRAS, Extras, build_documents
 from indexer.npiset import NpiSet
+from indexer.progress import LoadProgress
 from indexer.rejects import Rejects
 from indexer.report import LoadReport
 from indexer.sourcefiles import SourceFiles
 from indexer.sources.coverage import CoverageRow, read_coverage
+from indexer.sources.csvfiles import ReadPosition
 from indexer.sources.dac import DacTable
 from indexer.sources.nppes import Deactivated, Rejected, read_nppes
 from indexer.sources.nucc import TaxonomyEntry
@@ -56,7 +57,7 @@ class ActionStream:
         report: LoadReport,
         rejects: Rejects,
         *,
-        progress: bool = False,
+        progress: bool = False,  # a progress bar (a terminal); else a log line now and then
         today: date | None = None,
     ) -> None:
         self._sources = sources
@@ -124,15 +125,15 @@ class ActionStream:
         report, rejects, nucc = self._report, self._rejects, self._tables.nucc
         dac_rows, languages = self._tables.dac.rows.get, self._tables.dac.languages.get
         networks = self._networks.get
-        provider_line, search_line, location_line = (
-            action_lines("index", self._indices[kind])
-            for kind in ("providers", "search", "locations")
-        )
+        provider_line = action_lines("index", self._indices["providers"])
+        search_line = action_lines("index", self._indices["search"])
         seen = NpiSet()
-        providers = locations = 0
-        rows = tqdm(read_nppes(path), unit=" rows", disable=not self._progress, mininterval=0.5)
-        for row in rows:
+        providers = 0
+        position = ReadPosition()
+        progress = LoadProgress(path, position, bar=self._progress)
+        for row in read_nppes(path, position):
             report.rows_read += 1
+            progress.rows(report.rows_read)
             if isinstance(row, Rejected):
                 report.rejected[row.reason] += 1
                 rejects.add(name, row.row_number, row.npi, row.reason)
@@ -153,15 +154,15 @@ class ActionStream:
             )
             docs = build_documents(row, nucc, extras)
             origin = Origin(name, row.row_number, npi)
-            yield provider_line(npi), dumps(docs.provider), origin
+            yield provider_line(npi), dumps(docs.lookup()), origin
             yield search_line(npi), dumps(docs.search), origin
             for location in docs.locations:
                 if location["geocodePrecision"] is None:
                     report.not_geocoded += 1
-                yield location_line(location["id"]), dumps(location), origin
             providers += 1
-            locations += len(docs.locations)
-        report.expected.update(providers=providers, search=providers, locations=locations)
+            report.locations += len(docs.locations)
+        progress.close()
+        report.expected.update(providers=providers, search=providers)
         report.source_rows[path.name] = report.rows_read
         report.dac_npis_not_in_nppes = sum(npi not in seen for npi in self._tables.dac.rows)
         report.coverage_npis_not_in_nppes = self._coverage_npis.count_missing_from(seen)

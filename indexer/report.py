@@ -21,6 +21,7 @@ class LoadReport:
     expected: Counter[str] = field(default_factory=Counter)  # documents sent per index kind
     bulk_failed: Counter[str] = field(default_factory=Counter)
     documents: dict[str, int] = field(default_factory=dict)  # counted in the new indices
+    locations: int = 0  # in the provider documents
     not_geocoded: int = 0  # locations without a point (kept for lookups, not in geo search)
     dac_npis_not_in_nppes: int = 0
     coverage_npis_not_in_nppes: int = 0
@@ -32,8 +33,8 @@ class LoadReport:
 
     @property
     def indexed(self) -> int:
-        """NPPES rows that became provider documents."""
-        return self.expected["providers"] - self.bulk_failed["providers"]
+        """NPPES rows whose documents (lookup and search) were all indexed."""
+        return self.expected["providers"] - self.rejected["bulk_error"]
 
     @property
     def accounted(self) -> bool:
@@ -82,6 +83,7 @@ def format_report(report: LoadReport) -> list[str]:
     for kind, count in sorted(report.documents.items()):
         lines.append(f"docs {kind:<13} {count:>9,}")
     lines += [
+        f"locations          {report.locations:,} in the provider documents",
         f"not geocoded       {report.not_geocoded:,} locations (kept, not in geo search)",
         f"dac NPIs not in NPPES       {report.dac_npis_not_in_nppes:,}",
         f"coverage NPIs not in NPPES  {report.coverage_npis_not_in_nppes:,}",

@@ -15,14 +15,21 @@ import asyncio
 import os
 import re
 import socket
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from elasticsearch import AsyncElasticsearch, NotFoundError
 
-from core.index_contract import INDEX_KINDS, MAPPINGS, IndexKind, IndexNames, index_settings
+from core.index_contract import (
+    INDEX_KINDS,
+    MAPPINGS,
+    SCHEMA,
+    IndexKind,
+    IndexNames,
+    index_settings,
+)
 
 LOADING_SETTINGS = {
     "refresh_interval": "-1",
@@ -55,9 +62,11 @@ class Version:
 
     @property
     def complete(self) -> bool:
-        # Indices written before load states were recorded have no "pd" meta: complete.
-        states = {self.meta.get(kind, {}).get("state", COMPLETE) for kind in self.indices}
-        return len(self.indices) == len(INDEX_KINDS) and states == {COMPLETE}
+        """Loaded, verified and in today's document layout (an older layout cannot be served)."""
+        states = {self.meta.get(kind, {}).get("state") for kind in self.indices}
+        schemas = {self.meta.get(kind, {}).get("schema") for kind in self.indices}
+        whole = len(self.indices) == len(INDEX_KINDS)
+        return whole and states == {COMPLETE} and schemas == {SCHEMA}
 
     @property
     def owner(self) -> str | None:
@@ -92,16 +101,24 @@ async def finish_even_if_cancelled(awaitable: Awaitable[_T]) -> _T:
 
 
 async def create_version(
-    es: AsyncElasticsearch, names: IndexNames, version: str, shards: int
+    es: AsyncElasticsearch,
+    names: IndexNames,
+    version: str,
+    shards: int,
+    load_settings: Mapping[str, Any] | None = None,
 ) -> dict[IndexKind, str]:
-    """Empty indices of every kind for ``version``, tuned for bulk loading."""
+    """Empty indices of every kind for ``version``, tuned for bulk loading (``load_settings``:
+    index settings over the defaults, for the search index, the one that costs)."""
     created = {kind: names.versioned(kind, version) for kind in INDEX_KINDS}
-    meta = {"pd": {"version": version, "state": LOADING, "owner": owner()}}
-    settings = {**index_settings(shards=shards, replicas=0), **LOADING_SETTINGS}
+    meta = {"pd": {"version": version, "state": LOADING, "owner": owner(), "schema": SCHEMA}}
+    base = {**index_settings(shards=shards, replicas=0), **LOADING_SETTINGS}
+    tuned = {**base, **(load_settings or {})}
     requests = [
         finish_even_if_cancelled(
             es.indices.create(
-                index=index, settings=settings, mappings={**MAPPINGS[kind], "_meta": meta}
+                index=index,
+                settings=tuned if kind == "search" else base,
+                mappings={**MAPPINGS[kind], "_meta": meta},
             )
         )
         for kind, index in created.items()
@@ -131,7 +148,15 @@ async def finish_version(es: AsyncElasticsearch, indices: list[str], replicas: i
 
 async def mark_complete(es: AsyncElasticsearch, indices: list[str], version: str) -> None:
     loaded = datetime.now(UTC).isoformat(timespec="seconds")
-    meta = {"pd": {"version": version, "state": COMPLETE, "owner": owner(), "loaded": loaded}}
+    meta = {
+        "pd": {
+            "version": version,
+            "state": COMPLETE,
+            "owner": owner(),
+            "loaded": loaded,
+            "schema": SCHEMA,
+        }
+    }
     await es.indices.put_mapping(index=",".join(indices), meta=meta)
 
 

@@ -32,19 +32,40 @@ def _cp1252_fallback(error: UnicodeError) -> tuple[str, int]:
 codecs.register_error(_FALLBACK_ERRORS, _cp1252_fallback)
 
 
-def open_binary(path: Path) -> IO[bytes]:
+class ReadPosition:
+    """How far into its file (on disk, so compressed bytes for gzip) a reader has got."""
+
+    def __init__(self) -> None:
+        self._raw: IO[bytes] | None = None
+
+    def attach(self, raw: IO[bytes]) -> None:
+        self._raw = raw
+
+    def bytes_read(self) -> int:
+        if self._raw is None or self._raw.closed:
+            return 0
+        return self._raw.tell()
+
+
+def open_binary(path: Path, position: ReadPosition | None = None) -> IO[bytes]:
     """The file's bytes, gunzipped when it starts with the gzip magic number."""
     with open(path, "rb") as probe:
         magic = probe.read(2)
     if magic == b"\x1f\x8b":
-        return cast(IO[bytes], gzip.open(path, "rb"))
-    return open(path, "rb")
+        unzipped = gzip.open(path, "rb")  # noqa: SIM115 (the caller owns it)
+        if position is not None:
+            position.attach(cast(IO[bytes], unzipped.fileobj))
+        return cast(IO[bytes], unzipped)
+    handle = open(path, "rb")  # noqa: SIM115 (the caller owns it)
+    if position is not None:
+        position.attach(handle)
+    return handle
 
 
-def open_text(path: Path) -> IO[str]:
+def open_text(path: Path, position: ReadPosition | None = None) -> IO[str]:
     """Decoded text for the csv module: BOM dropped, line endings untouched (``newline=""``)."""
     return io.TextIOWrapper(
-        open_binary(path), encoding="utf-8-sig", errors=_FALLBACK_ERRORS, newline=""
+        open_binary(path, position), encoding="utf-8-sig", errors=_FALLBACK_ERRORS, newline=""
     )
 
 
@@ -106,7 +127,11 @@ class Columns:
 
 
 def read_rows(
-    path: Path, aliases: Mapping[str, Sequence[str]], *, comment: str | None = None
+    path: Path,
+    aliases: Mapping[str, Sequence[str]],
+    *,
+    comment: str | None = None,
+    position: ReadPosition | None = None,
 ) -> tuple[Columns, Iterator[tuple[int, list[str]]]]:
     """The file's columns and an iterator of (data row number, 1-based, fields).
 
@@ -114,7 +139,7 @@ def read_rows(
     count as rows. Blank lines are skipped but keep their number, so row numbers match what an
     operator sees when counting records after the header.
     """
-    handle = open_text(path)
+    handle = open_text(path, position)
     lines: Iterator[str] = handle
     if comment is not None:
         lines = (line for line in handle if not line.startswith(comment))

@@ -15,7 +15,7 @@ from datetime import date
 from pathlib import Path
 
 from core.npi import is_valid_npi
-from indexer.sources.csvfiles import Columns, parse_date, read_rows
+from indexer.sources.csvfiles import Columns, ReadPosition, parse_date, read_rows
 from indexer.sources.csvfiles import Rejected as Rejected
 
 TAXONOMY_SLOTS = 15
@@ -202,10 +202,12 @@ class _RowReader:
             return Rejected(number, npi, "invalid_date")
 
 
-def read_nppes_rows(path: Path) -> tuple[Columns, Iterator[tuple[list[str], NppesRow]]]:
+def read_nppes_rows(
+    path: Path, position: ReadPosition | None = None
+) -> tuple[Columns, Iterator[tuple[list[str], NppesRow]]]:
     """The file's columns and every data row as (raw fields, classified row), for tools that
     rewrite rows (the scale generator)."""
-    columns, rows = read_rows(path, _ALIASES)
+    columns, rows = read_rows(path, _ALIASES, position=position)
     missing = [name for name in REQUIRED_COLUMNS if not columns.has(name)]
     if missing:
         raise ValueError(f"{path.name}: not an NPPES npidata_pfile (missing columns {missing})")
@@ -213,7 +215,7 @@ def read_nppes_rows(path: Path) -> tuple[Columns, Iterator[tuple[list[str], Nppe
     return columns, ((row, reader.classify(number, row)) for number, row in rows)
 
 
-def read_nppes(path: Path) -> Iterator[NppesRow]:
+def read_nppes(path: Path, position: ReadPosition | None = None) -> Iterator[NppesRow]:
     """Every data row of the file, classified as a record, deactivated, or rejected."""
-    _, rows = read_nppes_rows(path)
+    _, rows = read_nppes_rows(path, position)
     return (classified for _, classified in rows)

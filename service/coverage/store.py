@@ -27,7 +27,6 @@ def coverage_searches(request: CoverageRequest, names: IndexNames) -> list[dict[
             len(request.bidIds),
         ),
         (names.alias("providers"), {"ids": {"values": npis}}, len(npis)),
-        (names.alias("locations"), {"terms": {"npi": npis}}, MAX_ROWS),
         (
             names.alias("coverage"),
             {
@@ -61,13 +60,13 @@ async def read_facts(
 ) -> StoredFacts:
     with elasticsearch_errors("the lookup indices"):
         result = await es.msearch(searches=coverage_searches(request, names))
-    plans, providers, locations, coverage = (_sources(r) for r in result["responses"])
-    by_npi: dict[str, list[Location]] = {}
-    for location in locations:
-        by_npi.setdefault(location["npi"], []).append(cast(Location, location))
+    plans, lookups, coverage = (_sources(r) for r in result["responses"])
+    providers = [cast(Provider, doc["provider"]) for doc in lookups]
     return StoredFacts(
         plans={p["bidId"]: cast(Plan, p) for p in plans},
-        providers={p["npis"][0]: cast(Provider, p) for p in providers},
-        locations=by_npi,
+        providers={p["npis"][0]: p for p in providers},
+        locations={
+            doc["provider"]["npis"][0]: cast(list[Location], doc["locations"]) for doc in lookups
+        },
         coverage=[cast(CoverageDoc, row) for row in coverage],
     )

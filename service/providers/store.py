@@ -1,4 +1,4 @@
-"""Provider lookups: the providers and locations indices, read by NPI."""
+"""Provider lookups: one lookup document per NPI (provider and locations), read by id."""
 
 from __future__ import annotations
 
@@ -11,34 +11,29 @@ from core.index_contract import IndexNames
 from service.errors import ProviderNotFound
 from service.storage import elasticsearch_errors, missing_index
 
-MAX_LOCATIONS = 1000
 
-
-async def get_provider(es: AsyncElasticsearch, names: IndexNames, npi: str) -> Provider:
-    """The provider with this NPI; ProviderNotFound when it is not in the directory."""
+async def _lookup_part(es: AsyncElasticsearch, names: IndexNames, npi: str, part: str) -> Any:
     with elasticsearch_errors("the provider index"):
         try:
-            response = await es.get(index=names.alias("providers"), id=npi)
+            response = await es.get(index=names.alias("providers"), id=npi, source_includes=part)
         except NotFoundError as error:
             if missing_index(error):
                 raise
             raise ProviderNotFound(npi) from None
-    return cast(Provider, response["_source"])
+    return response["_source"].get(part)
+
+
+async def get_provider(es: AsyncElasticsearch, names: IndexNames, npi: str) -> Provider:
+    """The provider with this NPI; ProviderNotFound when it is not in the directory."""
+    return cast(Provider, await _lookup_part(es, names, npi, "provider"))
+
+
+def _answer_order(location: Location) -> tuple[bool, str]:
+    return location["source"] != "nppes", location["id"]
 
 
 async def get_locations(es: AsyncElasticsearch, names: IndexNames, npi: str) -> list[Location]:
-    """The provider's locations, the NPPES practice address first; ProviderNotFound when the
-    provider is not in the directory."""
-    with elasticsearch_errors("the location index"):
-        response = await es.search(
-            index=names.alias("locations"),
-            query={"term": {"npi": npi}},
-            # The NPPES practice address ("nppes") first, then the DAC ones ("dac").
-            sort=[{"source": "desc"}, {"id": "asc"}],
-            size=MAX_LOCATIONS,
-        )
-    hits: list[dict[str, Any]] = response["hits"]["hits"]
-    if not hits:
-        await get_provider(es, names, npi)  # raises ProviderNotFound for an unknown NPI
-    return [cast(Location, hit["_source"]) for hit in hits]
-
+    """The provider's locations, the NPPES practice address first, then the others by id;
+    ProviderNotFound when the provider is not in the directory."""
+    locations = cast(list[Location], await _lookup_part(es, names, npi, "locations") or [])
+    return sorted(locations, key=_answer_order)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.search.geo_clauses import point, radius_filter
+from service.search.geo_clauses import point
 from service.search.models import FacetCount, Facets
 from service.search.places import ResolvedPlace
 
 Body = dict[str, Any]
 DISTANCE_BANDS = [(0, 5), (5, 10), (10, 25), (25, None)]
 FACET_SIZE = 20
+RADIUS_EPSILON_MILES = 1e-6
 
 
 def band_key(low: int, high: int | None) -> str:
@@ -24,31 +25,27 @@ def facet_aggregations(place: ResolvedPlace | None, radius_miles: float) -> Body
         "language": {"terms": {"field": "languages.display", "size": FACET_SIZE}},
     }
     if place is not None:
-        ranges = [
-            {"key": band_key(low, high), "from": low, **({"to": high} if high else {})}
-            for low, high in DISTANCE_BANDS
-        ]
-        # Providers with a location in each band, counting only in-radius locations (a
-        # provider with locations in two bands counts in both).
-        bands = {
+        aggs["distance"] = {
             "geo_distance": {
-                "field": "locations.point",
+                "field": "points",
                 "origin": point(place),
                 "unit": "mi",
-                "ranges": ranges,
-            },
-            "aggs": {"providers": {"reverse_nested": {}}},
-        }
-        aggs["distance"] = {
-            "nested": {"path": "locations"},
-            "aggs": {
-                "in_radius": {
-                    "filter": radius_filter(place, radius_miles),
-                    "aggs": {"bands": bands},
-                }
-            },
+                "ranges": _ranges_in_radius(radius_miles),
+            }
         }
     return aggs
+
+
+def _ranges_in_radius(radius_miles: float) -> list[Body]:
+    """The bands cut at the radius: a provider counts in each band where it has a location inside
+    the radius (two bands, twice), never for a location outside it. A band's upper end is
+    exclusive and the radius inclusive, hence the epsilon."""
+    end = radius_miles + RADIUS_EPSILON_MILES
+    return [
+        {"key": band_key(low, high), "from": low, "to": min(high, end) if high else end}
+        for low, high in DISTANCE_BANDS
+        if low <= radius_miles
+    ]
 
 
 def facets(aggregations: Body) -> Facets:
@@ -64,10 +61,7 @@ def facets(aggregations: Body) -> Facets:
         "language": buckets("language"),
     }
     if "distance" in aggregations:
-        counts = {
-            b["key"]: b["providers"]["doc_count"]
-            for b in aggregations["distance"]["in_radius"]["bands"]["buckets"]
-        }
+        counts = {b["key"]: b["doc_count"] for b in aggregations["distance"]["buckets"]}
         result["distance"] = [
             {"value": key, "count": counts.get(key, 0)}
             for key in (band_key(lo, hi) for lo, hi in DISTANCE_BANDS)

@@ -14,13 +14,15 @@ def point(place: ResolvedPlace) -> dict[str, float]:
 
 
 def radius_filter(place: ResolvedPlace, radius_miles: float) -> Body:
-    return {"geo_distance": {"distance": f"{radius_miles}mi", "locations.point": point(place)}}
+    """Providers with a location inside the radius."""
+    return {"geo_distance": {"distance": f"{radius_miles}mi", "points": point(place)}}
 
 
 def distance_sort(place: ResolvedPlace) -> Body:
+    """Nearest location first (single point, arc, mode min: Lucene's fast distance sort)."""
     return {
         "_geo_distance": {
-            "locations.point": point(place),
+            "points": point(place),
             "order": "asc",
             "unit": "mi",
             "mode": "min",

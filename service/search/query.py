@@ -1,10 +1,9 @@
 """Search request -> Elasticsearch body. Pure: no I/O, unit-tested as plain dicts.
 
-Shape: a bool query whose filters hold the radius (a nested ``geo_distance`` on the provider's
-locations, whose inner hits are the in-radius locations sorted by distance) and the structured
-filters; the free text is matched word by word across fields with ``multi_match`` (fuzzy), so a
-name and a hospital in one box ("Johnson Mount Sinai") both count; phrase and exact-name clauses
-and a distance decay add to the score.
+Shape: a bool query whose filters hold the radius (a ``geo_distance`` on the points of the
+provider's locations) and the structured filters; the free text is matched word by word across
+fields with ``multi_match`` (fuzzy), so a name and a hospital in one box ("Johnson Mount Sinai")
+both count; phrase and exact-name clauses and a distance decay add to the score.
 
 About 275 lines: one clause builder per concern (text, specialty tiers, languages, filters,
 radius, closeness, sort), all feeding ``build_search`` and, for a zero answer, the follow-ups
@@ -35,7 +34,6 @@ TEXT_FIELDS = [
     "credentials",
     "languageText",
 ]
-MAX_LOCATIONS_PER_RESULT = 100  # Elasticsearch's default max_inner_result_window
 CLOSENESS_WEIGHT = 3.0
 SPECIALTY_BOOST = 5.0
 FUZZY_WEIGHT = 0.8  # a typo match scores a little below the exact word
@@ -46,44 +44,22 @@ PRACTISING_WEIGHT = 10.0
 TRAINEE_CODE = "390200000X"  # NUCC: Student in an Organized Health Care Education/Training
 
 
-def _in_radius(place: ResolvedPlace, radius_miles: float) -> Body:
-    """Providers with a location inside the radius; the inner hits are those locations."""
-    return {
-        "nested": {
-            "path": "locations",
-            "query": radius_filter(place, radius_miles),
-            "inner_hits": {
-                "name": "in_radius",
-                "size": MAX_LOCATIONS_PER_RESULT,
-                "_source": ["locations.location"],
-                "sort": [distance_sort(place)],
-            },
-        }
-    }
-
-
 def _closeness(place: ResolvedPlace, radius_miles: float) -> Body:
     """Score in (0, CLOSENESS_WEIGHT]: nearer providers rank higher among equal text matches."""
     return {
-        "nested": {
-            "path": "locations",
-            "score_mode": "max",
-            "query": {
-                "function_score": {
-                    "query": radius_filter(place, radius_miles),
-                    "functions": [
-                        {
-                            "gauss": {
-                                "locations.point": {
-                                    "origin": point(place),
-                                    "scale": f"{max(radius_miles / 2, 0.5)}mi",
-                                }
-                            }
-                        }
-                    ],
-                    "boost_mode": "replace",
+        "function_score": {
+            "functions": [
+                {
+                    "gauss": {
+                        "points": {
+                            "origin": point(place),
+                            "scale": f"{max(radius_miles / 2, 0.5)}mi",
+                        },
+                        "multi_value_mode": "min",
+                    }
                 }
-            },
+            ],
+            "boost_mode": "replace",
             "boost": CLOSENESS_WEIGHT,
         }
     }
@@ -224,9 +200,7 @@ def request_filters(
     """Every filter of the request (the radius too), without the text and the ranking."""
     filters = _filters(request, interpretation)
     if place is not None:
-        filters.append(
-            {"nested": {"path": "locations", "query": radius_filter(place, request.radius_miles)}}
-        )
+        filters.append(radius_filter(place, request.radius_miles))
     return filters
 
 
@@ -238,7 +212,7 @@ def query_clause(
     filters = _filters(request, interpretation)
     should += _ranking(request, interpretation)
     if place is not None:
-        filters.append(_in_radius(place, request.radius_miles))
+        filters.append(radius_filter(place, request.radius_miles))
         if request.effective_sort == "relevance":  # sorted by distance, a score is unused
             should.append(_closeness(place, request.radius_miles))
     must = [required] if required else []
@@ -247,11 +221,7 @@ def query_clause(
 
 def _sort(request: SearchRequest, place: ResolvedPlace | None) -> list[Body]:
     if request.effective_sort == "distance" and place is not None:
-        nested = {"path": "locations", "filter": radius_filter(place, request.radius_miles)}
-        return [
-            {"_geo_distance": {**distance_sort(place)["_geo_distance"], "nested": nested}},
-            {"npi": "asc"},
-        ]
+        return [distance_sort(place), {"npi": "asc"}]
     return [{"_score": "desc"}, {"npi": "asc"}]
 
 
@@ -267,7 +237,7 @@ def build_search(
         "sort": _sort(request, place),
         "size": request.pageSize if search_after is not None else request.window_size,
         "track_total_hits": True,
-        "_source": ["provider"] if place is not None else ["provider", "locations.location"],
+        "_source": ["provider", "locations"],
     }
     if search_after is not None:
         body["search_after"] = search_after

@@ -72,14 +72,13 @@ def explain_bodies(
         }
     ]
     if place is not None:
-        sort = distance_sort(place)["_geo_distance"]
         bodies.append(
             {
                 "size": 1,
                 "_source": False,
                 "track_total_hits": True,
                 "query": query_clause(request, interpretation, None),
-                "sort": [{"_geo_distance": {**sort, "nested": {"path": "locations"}}}],
+                "sort": [distance_sort(place)],
             }
         )
     return bodies

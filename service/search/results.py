@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+from core.documents import Location
+from core.geo import haversine_miles
 from service.search.cursor import encode_cursor
 from service.search.facets import facets
 from service.search.interpret import Interpretation
@@ -21,24 +23,46 @@ from service.search.query import specialty_mode
 Json = dict[str, Any]
 
 
-def _locations(hit: Json, place: ResolvedPlace | None) -> list[SearchResultLocation]:
-    if place is None:
-        return [entry["location"] for entry in hit["_source"].get("locations", [])]
-    inner = hit.get("inner_hits", {}).get("in_radius", {}).get("hits", {}).get("hits", [])
+MAX_LOCATIONS_PER_RESULT = 100
+# Elasticsearch measures from coordinates rounded to about a centimetre; a location it found
+# inside the radius must not be dropped here for that difference.
+RADIUS_TOLERANCE_MILES = 0.001
+
+
+def in_radius_locations(
+    locations: list[Location], place: ResolvedPlace, radius_miles: float
+) -> list[SearchResultLocation]:
+    """The locations inside the radius, nearest first, each with its distance (the formula and
+    earth radius of Elasticsearch's arc distance, so the first equals the distance sort value)."""
+    found: list[tuple[float, Location]] = []
+    for location in locations:
+        lat, lng = location["address"]["lat"], location["address"]["lng"]
+        if lat is None or lng is None:
+            continue
+        miles = haversine_miles(place.lat, place.lng, lat, lng)
+        if miles <= radius_miles + RADIUS_TOLERANCE_MILES:
+            found.append((miles, location))
+    found.sort(key=lambda entry: entry[0])
     return [
-        cast(
-            SearchResultLocation,
-            {**entry["_source"]["location"], "distance": round(float(entry["sort"][0]), 2)},
+        cast(SearchResultLocation, {**location, "distance": round(miles, 2)})
+        for miles, location in found[:MAX_LOCATIONS_PER_RESULT]
+    ]
+
+
+def provider_results(
+    hits: list[Json], place: ResolvedPlace | None, radius_miles: float
+) -> list[SearchResult]:
+    results: list[SearchResult] = []
+    for hit in hits:
+        source = hit["_source"]
+        locations: list[Location] = source.get("locations", [])
+        shown = (
+            in_radius_locations(locations, place, radius_miles)
+            if place is not None
+            else cast(list[SearchResultLocation], locations)
         )
-        for entry in inner
-    ]
-
-
-def provider_results(hits: list[Json], place: ResolvedPlace | None) -> list[SearchResult]:
-    return [
-        cast(SearchResult, {**hit["_source"]["provider"], "locations": _locations(hit, place)})
-        for hit in hits
-    ]
+        results.append(cast(SearchResult, {**source["provider"], "locations": shown}))
+    return results
 
 
 def interpreted_query(
@@ -87,7 +111,7 @@ def search_response(
     offset = 0 if cursor_page else request.offset
     more = len(hits) == request.pageSize if cursor_page else offset + len(hits) < total
     payload: SearchResponse = {
-        "results": provider_results(hits, place),
+        "results": provider_results(hits, place, request.radius_miles),
         "pageSize": request.pageSize,
         "offset": offset,
         "totalCount": total,

@@ -96,17 +96,14 @@ async def test_loaded_providers_carry_affiliations_and_every_dac_address(
     assert served
     found = await es.mget(index=names.alias("providers"), ids=served)
     for doc in found["docs"]:
-        npi, provider = doc["_id"], doc["_source"]
+        npi, provider = doc["_id"], doc["_source"]["provider"]
         assert [(g["name"], g["pacId"]) for g in provider["groupAffiliations"]] == groups.get(
             npi, []
         )
         assert {h["ccn"]: h["name"] for h in provider["hospitalAffiliations"]} == hospitals.get(
             npi, {}
         )
-        response = await es.search(
-            index=names.alias("locations"), query={"term": {"npi": npi}}, size=100
-        )
-        sources = Counter(hit["_source"]["source"] for hit in response["hits"]["hits"])
+        sources = Counter(location["source"] for location in doc["_source"]["locations"])
         assert sources["nppes"] == 1
         assert sum(sources.values()) == locations[npi], npi
     nppes_npis = {row["NPI"] for row in nppes_rows(sample_sources.nppes)}

@@ -106,7 +106,7 @@ async def test_bulk_errors_over_the_threshold_abort_and_are_written_with_row_num
     def corrupt_one(record: Any, *args: Any) -> documents.ProviderDocuments:
         docs = build(record, *args)
         if record.row_number == row:  # an object where the mapping has a keyword: refused
-            docs.provider["npis"] = [{"not": "a keyword"}]  # type: ignore[list-item]
+            docs.search["npi"] = {"not": "a keyword"}  # type: ignore[typeddict-item]
         return docs
 
     monkeypatch.setattr(pipeline, "build_documents", corrupt_one)
@@ -117,13 +117,14 @@ async def test_bulk_errors_over_the_threshold_abort_and_are_written_with_row_num
     assert list(await versions.scan(es, index_names)) == [good.version]
     [line] = rejects.read_text().splitlines()[1:]
     assert line.startswith(f"{sample_sources.nppes.name},{row},")
-    assert "bulk_error: providers:" in line
+    assert "bulk_error: search:" in line
 
     report = await load(
         es, sample_sources, LoadOptions(names=index_names, max_bulk_errors=1, reject_file=rejects)
     )
     assert report.rejected == {"bulk_error": 1} and report.accounted
-    assert report.documents["providers"] == report.documents["search"] - 1
+    assert report.documents["search"] == report.documents["providers"] - 1
+    assert report.indexed == report.documents["search"]  # a provider search cannot find is not
 
 
 async def test_elasticsearch_gone_midway_leaves_the_aliases_and_the_next_load_cleans_up(

@@ -37,13 +37,13 @@ async def test_sample_counts_equal_the_source_files(
     expected: dict[IndexKind, int] = {
         "providers": len(active),
         "search": len(active),
-        "locations": sum(expected_locations(sample_dir, sample_sources.nppes).values()),
         "coverage": len(csv_dicts(sample_sources.coverage[0])),
         "plans": len(plans),
     }
     for kind, count in expected.items():
         assert (await es.count(index=names.alias(kind)))["count"] == count, kind
         assert report.documents[kind] == count
+    assert report.locations == sum(expected_locations(sample_dir, sample_sources.nppes).values())
     assert report.source_rows[sample_sources.nppes.name] == len(source)
     assert report.not_geocoded == 0 and report.reject_file is None
 
@@ -65,11 +65,9 @@ async def test_nppes_location_documents_follow_the_source_address(
     names, _ = loaded_sample
     rows = active_rows(sample_sources.nppes)[:200]
     practice = "Provider Business Practice Location Address"
-    for row in rows:
-        query = {"bool": {"filter": [{"term": {"npi": row["NPI"]}}, {"term": {"source": "nppes"}}]}}
-        hits = (await es.search(index=names.alias("locations"), query=query))["hits"]["hits"]
-        assert len(hits) == 1
-        location = hits[0]["_source"]
+    found = await es.mget(index=names.alias("providers"), ids=[row["NPI"] for row in rows])
+    for row, doc in zip(rows, found["docs"], strict=True):
+        [location] = [entry for entry in doc["_source"]["locations"] if entry["source"] == "nppes"]
         address = location["address"]
         assert address["line1"] == row["Provider First Line Business Practice Location Address"]
         assert address["city"] == row[f"{practice} City Name"]
@@ -101,12 +99,10 @@ async def test_a_location_without_a_geocode_is_kept_but_not_in_geo_search(
     sources = SourceFiles(nppes=path, nucc=sample_sources.nucc)
     report = await load(es, sources, LoadOptions(names=index_names))
     assert report.not_geocoded == 1
-    location = await es.search(
-        index=index_names.alias("locations"), query={"term": {"npi": nowhere["NPI"]}}
-    )
-    assert location["hits"]["hits"][0]["_source"]["geocodePrecision"] is None
+    lookup = await es.get(index=index_names.alias("providers"), id=nowhere["NPI"])
+    assert lookup["_source"]["locations"][0]["geocodePrecision"] is None
     search = await es.get(index=index_names.alias("search"), id=nowhere["NPI"])
-    assert "point" not in search["_source"]["locations"][0]
+    assert search["_source"]["points"] == []
 
 
 async def test_second_load_swaps_every_alias_atomically(

@@ -27,12 +27,12 @@ def _find(node: Any, key: str) -> list[Any]:
     return []
 
 
-def test_radius_is_a_nested_geo_filter_with_distance_sorted_inner_hits() -> None:
+def test_radius_is_a_geo_filter_on_the_location_points_without_nested_documents() -> None:
     body = _body(query="smith", location={"lat": 40.7, "lng": -74.0}, radius=10)
-    [nested] = [f["nested"] for f in body["query"]["bool"]["filter"] if "nested" in f]
-    assert nested["query"]["geo_distance"]["distance"] == "10.0mi"
-    assert nested["query"]["geo_distance"]["locations.point"] == {"lat": 40.7, "lon": -74.0}
-    assert nested["inner_hits"]["sort"][0]["_geo_distance"]["order"] == "asc"
+    [radius] = [f["geo_distance"] for f in body["query"]["bool"]["filter"] if "geo_distance" in f]
+    assert radius == {"distance": "10.0mi", "points": {"lat": 40.7, "lon": -74.0}}
+    assert not _find(body, "nested") and not _find(body, "inner_hits")
+    assert body["_source"] == ["provider", "locations"]
     assert body["sort"][0] == {"_score": "desc"}
     assert body["track_total_hits"] is True
     assert (body["from"], body["size"]) == (0, 50)
@@ -40,17 +40,20 @@ def test_radius_is_a_nested_geo_filter_with_distance_sorted_inner_hits() -> None
 
 def test_default_radius_is_25_miles_and_location_only_sorts_by_distance() -> None:
     body = _body(location="10013")
-    [nested] = [f["nested"] for f in body["query"]["bool"]["filter"] if "nested" in f]
-    assert nested["query"]["geo_distance"]["distance"] == "25.0mi"
+    [radius] = [f["geo_distance"] for f in body["query"]["bool"]["filter"] if "geo_distance" in f]
+    assert radius["distance"] == "25.0mi"
     assert body["query"]["bool"]["should"] == []  # sorted by distance: nothing to score
-    assert "_geo_distance" in body["sort"][0]
-    assert body["sort"][0]["_geo_distance"]["nested"]["path"] == "locations"
+    # Lucene's fast distance sort needs exactly this: one point, arc, the nearest location.
+    distance = body["sort"][0]["_geo_distance"]
+    assert (distance["mode"], distance["distance_type"]) == ("min", "arc")
+    assert "nested" not in distance and body["sort"][1] == {"npi": "asc"}
 
 
 def test_with_text_nearer_providers_score_higher() -> None:
     body = _body(query="smith", location="10013")
     decays = _find(body["query"]["bool"]["should"], "gauss")
-    assert [d["locations.point"]["scale"] for d in decays] == ["12.5mi"]  # half the radius
+    assert [d["points"]["scale"] for d in decays] == ["12.5mi"]  # half the radius
+    assert [d["multi_value_mode"] for d in decays] == ["min"]  # the nearest location counts
 
 
 def test_text_is_matched_word_by_word_with_fuzziness_never_as_syntax() -> None:
@@ -113,7 +116,7 @@ def test_specialty_searches_rank_primary_then_practising_above_closeness() -> No
     primary, practising = (c["constant_score"] for c in should if "constant_score" in c)
     assert _find(primary["filter"], "prefix") == [{"primaryTaxonomyCodes": "207Y"}]
     assert _find(practising["filter"], "must_not") == [[{"term": {"taxonomyCodes": "390200000X"}}]]
-    closeness = next(c["nested"]["boost"] for c in should if "nested" in c)
+    closeness = next(c["function_score"]["boost"] for c in should if "function_score" in c)
     assert practising["boost"] > closeness and primary["boost"] > practising["boost"] + closeness
 
 
@@ -140,3 +143,14 @@ def test_language_words_filter_by_language() -> None:
     body = _body(query="habla español", location="10013")
     assert {"terms": {"languages": ["Spanish"]}} in body["query"]["bool"]["filter"]
     assert body["query"]["bool"]["must"] == []
+
+
+def test_distance_bands_stop_at_the_radius_which_is_inclusive() -> None:
+    body = _body(location="10013", radius=7)
+    ranges = {
+        r["key"]: (r["from"], r["to"]) for r in body["aggs"]["distance"]["geo_distance"]["ranges"]
+    }
+    assert set(ranges) == {"0-5", "5-10"}  # nothing beyond the radius can be counted
+    assert ranges["0-5"] == (0, 5)
+    low, high = ranges["5-10"]
+    assert low == 5 and 7 < high < 7.001

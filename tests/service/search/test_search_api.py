@@ -34,13 +34,12 @@ async def stored_points(
     es: AsyncElasticsearch, loaded_sample: tuple[IndexNames, LoadReport]
 ) -> list[tuple[str, float, float]]:
     names, _ = loaded_sample
-    response = await es.search(
-        index=names.alias("locations"), size=10_000, query={"exists": {"field": "address.zip"}}
-    )
+    response = await es.search(index=names.alias("providers"), size=10_000)
     return [
-        (h["_source"]["npi"], h["_source"]["address"]["lat"], h["_source"]["address"]["lng"])
-        for h in response["hits"]["hits"]
-        if h["_source"]["address"]["lat"] is not None
+        (location["npi"], location["address"]["lat"], location["address"]["lng"])
+        for hit in response["hits"]["hits"]
+        for location in hit["_source"]["locations"]
+        if location["address"]["lat"] is not None
     ]
 
 
@@ -198,6 +197,29 @@ async def test_facets_count_the_result(api: ApiClient, auth_header: dict[str, st
     assert list(bands) == ["0-5", "5-10", "10-25", "25+"]
     assert bands["0-5"] > 0 and bands["25+"] == 0
     assert facets["specialty"][0]["count"] >= facets["specialty"][-1]["count"]
+
+
+@pytest.mark.parametrize("radius", [3.0, 10.0, 30.0])
+async def test_distance_facet_counts_providers_with_an_in_radius_location_in_each_band(
+    api: ApiClient,
+    auth_header: dict[str, str],
+    stored_points: list[tuple[str, float, float]],
+    radius: float,
+) -> None:
+    page = await search(api, auth_header, location=LOWER_MANHATTAN, radius=radius, pageSize=1)
+    bands = {b["value"]: b["count"] for b in page["facets"]["distance"]}
+    here = (LOWER_MANHATTAN["lat"], LOWER_MANHATTAN["lng"])
+    for key, low, high in [("0-5", 0, 5), ("5-10", 5, 10), ("10-25", 10, 25), ("25+", 25, None)]:
+        top = min(high, radius) if high is not None else radius
+        surely, maybe = set(), set()  # a location this close to an edge may fall either side
+        for npi, lat, lng in stored_points:
+            d = miles(*here, lat, lng)
+            if low + EDGE_MILES < d < top - EDGE_MILES:
+                surely.add(npi)
+            if low - EDGE_MILES <= d <= top + EDGE_MILES:
+                maybe.add(npi)
+        assert len(surely) <= bands[key] <= len(maybe), (key, radius)
+    assert bands["0-5"] > 0 and sum(bands.values()) >= page["totalCount"]
 
 
 async def test_interpreted_query_echoes_what_was_understood(
