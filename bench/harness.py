@@ -12,7 +12,7 @@ import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import aiohttp
 
@@ -27,22 +27,40 @@ class Stats:
     latencies_ms: list[float]
     errors: int
     seconds: float
+    by_class: dict[str, list[float]] = field(default_factory=dict)  # latencies per query class
 
     def row(self, label: str, clients: int) -> str:
         lat = sorted(self.latencies_ms)
 
-        def pct(p: float) -> float:
-            return lat[min(len(lat) - 1, int(p * len(lat)))] if lat else float("nan")
-
         rate = len(lat) / self.seconds
         return (
-            f"| {label} | {clients} | {len(lat)} | {self.errors} | {pct(0.50):.1f} | "
-            f"{pct(0.95):.1f} | {pct(0.99):.1f} | {rate:.0f} |"
+            f"| {label} | {clients} | {len(lat)} | {self.errors} | {percentile(lat, 0.50):.1f} | "
+            f"{percentile(lat, 0.95):.1f} | {percentile(lat, 0.99):.1f} | {rate:.0f} |"
         )
 
 
-async def run_level(clients: int, seconds: float, call: Call, total: int) -> Stats:
+def percentile(ordered: list[float], p: float) -> float:
+    return ordered[min(len(ordered) - 1, int(p * len(ordered)))] if ordered else float("nan")
+
+
+def class_rows(label: str, clients: int, stats: Stats) -> list[str]:
+    rows = []
+    for name, latencies in sorted(stats.by_class.items()):
+        lat = sorted(latencies)
+        rows.append(
+            f"| {label} | {clients} | {name} | {len(lat)} | {percentile(lat, 0.5):.1f} | "
+            f"{percentile(lat, 0.95):.1f} | {percentile(lat, 0.99):.1f} |"
+        )
+    return rows
+
+
+async def run_level(
+    clients: int, seconds: float, call: Call, total: int, classes: Sequence[str] = ()
+) -> Stats:
+    """``clients`` concurrent loops of requests ``0..total-1`` in turn, for ``seconds``;
+    ``classes[i]`` names the class of request ``i`` for the per-class figures."""
     latencies: list[float] = []
+    by_class: dict[str, list[float]] = {}
     errors = 0
     deadline = time.perf_counter() + seconds
 
@@ -52,42 +70,65 @@ async def run_level(clients: int, seconds: float, call: Call, total: int) -> Sta
         while time.perf_counter() < deadline:
             started = time.perf_counter()
             ok = await call(i % total)
-            latencies.append((time.perf_counter() - started) * 1000)
+            elapsed_ms = (time.perf_counter() - started) * 1000
+            latencies.append(elapsed_ms)
+            if classes:
+                by_class.setdefault(classes[i % total], []).append(elapsed_ms)
             errors += not ok
             i += clients
 
     started = time.perf_counter()
     await asyncio.gather(*(worker(n) for n in range(clients)))
-    return Stats(latencies, errors, time.perf_counter() - started)
+    return Stats(latencies, errors, time.perf_counter() - started, by_class)
 
 
 async def compare(
-    clients: int, seconds: float, arms: Arms, total: int, rounds: int = 5
+    clients: int,
+    seconds: float,
+    arms: Arms,
+    total: int,
+    rounds: int = 5,
+    classes: Sequence[str] = (),
 ) -> list[tuple[str, Stats]]:
     """Each arm for ``seconds`` in all, in ``rounds`` alternating slices, so that load from
     anything else on the machine falls on both arms alike."""
     merged = {label: Stats([], 0, 0.0) for label, _ in arms}
     for _ in range(rounds):
         for label, call in arms:
-            stats = await run_level(clients, seconds / rounds, call, total)
+            stats = await run_level(clients, seconds / rounds, call, total, classes)
             merged[label].latencies_ms.extend(stats.latencies_ms)
+            for name, latencies in stats.by_class.items():
+                merged[label].by_class.setdefault(name, []).extend(latencies)
             merged[label].errors += stats.errors
             merged[label].seconds += stats.seconds
     return list(merged.items())
 
 
 async def print_comparison(
-    title: str, args: argparse.Namespace, arms: Arms, total: int, *, warm_up_clients: int
+    title: str,
+    args: argparse.Namespace,
+    arms: Arms,
+    total: int,
+    *,
+    warm_up_clients: int,
+    classes: Sequence[str] = (),
 ) -> None:
-    """Warm both arms up (caches, JIT, connections), then one table row per arm and level."""
+    """Warm both arms up (caches, JIT, connections), then one table row per arm and level, and
+    with ``classes`` a second table per arm, level and class."""
     for _, call in arms:
         await run_level(warm_up_clients, 3, call, total)
     print(title + "\n")
     print("| target | clients | requests | errors | p50 ms | p95 ms | p99 ms | req/s |")
     print("|---|---|---|---|---|---|---|---|")
+    per_class: list[str] = []
     for clients in args.levels:
-        for label, stats in await compare(clients, args.seconds, arms, total):
+        for label, stats in await compare(clients, args.seconds, arms, total, classes=classes):
             print(stats.row(label, clients), flush=True)
+            per_class += class_rows(label, clients, stats)
+    if per_class:
+        print("\n| target | clients | query class | requests | p50 ms | p95 ms | p99 ms |")
+        print("|---|---|---|---|---|---|---|")
+        print("\n".join(per_class), flush=True)
 
 
 async def answered(

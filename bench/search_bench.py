@@ -72,13 +72,24 @@ def _typo(word: str, rng: random.Random) -> str:
     return word[:i] + word[i + 1] + word[i] + word[i + 2 :]
 
 
+QUERY_CLASSES = [
+    "name near a place",
+    "name with a typo near a place",
+    "lay term near a place",
+    "specialty near a point",
+    "name alone",
+    "place only",
+]
+
+
 async def query_mix(es_url: str, names: IndexNames, size: int, seed: int) -> list[dict[str, Any]]:
-    """Request bodies built from real documents of the loaded index."""
+    """Request bodies built from real documents of the loaded index, in turn one of each
+    ``QUERY_CLASSES`` (its index in the private key ``_class``, removed before sending)."""
     rng = random.Random(seed)
     body = {
         "size": 300,
         "query": {"function_score": {"random_score": {"seed": seed, "field": "npi"}}},
-        "_source": ["provider", "locations.location.address"],
+        "_source": ["provider", "locations.address"],
     }
     async with (
         aiohttp.ClientSession() as http,
@@ -88,7 +99,7 @@ async def query_mix(es_url: str, names: IndexNames, size: int, seed: int) -> lis
     mix: list[dict[str, Any]] = []
     for hit in hits:
         provider = hit["_source"]["provider"]
-        address = hit["_source"]["locations"][0]["location"]["address"]
+        address = hit["_source"]["locations"][0]["address"]
         if not address.get("zip") or address.get("lat") is None:
             continue
         name = (
@@ -127,6 +138,7 @@ async def query_mix(es_url: str, names: IndexNames, size: int, seed: int) -> lis
             mix.append(
                 {"location": zip5, "radius": rng.choice(RADII), "sort": "distance", "pageSize": 25}
             )
+        mix[-1]["_class"] = kind
         if len(mix) >= size:
             break
     return mix
@@ -141,6 +153,7 @@ def elasticsearch_body(request_body: dict[str, Any]) -> dict[str, Any]:
 async def main_async(args: argparse.Namespace) -> None:
     names = IndexNames(args.prefix)
     mix = await query_mix(args.es_url, names, args.queries, args.seed)
+    classes = [QUERY_CLASSES[body.pop("_class")] for body in mix]
     es_bodies = [orjson.dumps(elasticsearch_body(b)) for b in mix]
     service_bodies = [orjson.dumps(b) for b in mix]
     token = mint_token(Settings())
@@ -164,7 +177,7 @@ async def main_async(args: argparse.Namespace) -> None:
             "in 5 alternating slices"
         )
         arms = [("service", via_service), ("elasticsearch", direct)]
-        await print_comparison(title, args, arms, len(mix), warm_up_clients=4)
+        await print_comparison(title, args, arms, len(mix), warm_up_clients=4, classes=classes)
 
 
 def main() -> None:
