@@ -11,7 +11,8 @@ told to do with ``_bulk`` requests (tests of indexer/bulk.py):
 It records the document ids of every bulk request (``bulk_ids``) and how many were in flight.
 
 Without an upstream it answers every bulk request with a canned success (an item 201 per
-action, no node involved), to time a client alone: ``python -m devtools.bulk_relay`` prints its
+action, with an index name and id if the filter path asks for them; no node involved), to time a
+client alone: ``python -m devtools.bulk_relay`` prints its
 URL and serves until it is terminated (bench/bulk_framing_bench.py).
 """
 
@@ -36,6 +37,11 @@ _NOT_FORWARDED = frozenset(
 )
 _REJECTED = {"type": "es_rejected_execution_exception", "reason": "rejected by the bulk relay"}
 _CANNED_ITEM = b'{"index":{"status":201}}'
+# What a node answers per item when the filter keeps _index and _id too (a load's sizes).
+_CANNED_ITEM_WITH_IDS = (
+    b'{"index":{"_index":"provider-directory-providers-20260101t000000000000",'
+    b'"_id":"1234567890","status":201}}'
+)
 _PRODUCT = {"X-Elastic-Product": "Elasticsearch"}  # the client checks it on successes
 
 
@@ -83,9 +89,10 @@ def _with_rejected_items(answer: _Answer, positions: list[int]) -> _Answer:
     return answer._replace(body=orjson.dumps(parsed))
 
 
-def _canned(body: bytes) -> _Answer:
+def _canned(body: bytes, filter_path: str) -> _Answer:
     count = body.count(b"\n") // 2  # index actions: an action line and a source line each
-    items = b",".join([_CANNED_ITEM] * count)
+    item = _CANNED_ITEM_WITH_IDS if "_id" in filter_path else _CANNED_ITEM
+    items = b",".join([item] * count)
     payload = b'{"errors":false,"items":[' + items + b"]}"
     return _Answer(200, {"Content-Type": "application/json", **_PRODUCT}, payload)
 
@@ -147,7 +154,7 @@ class BulkRelay:
 
     async def _bulk(self, request: web.Request, body: bytes) -> _Answer:
         if self._upstream is None:
-            return _canned(body)
+            return _canned(body, request.query.get("filter_path", ""))
         ids = action_ids(body)
         self.bulk_ids.append(ids)
         if self.hold_s:
