@@ -22,9 +22,7 @@ class NpiRequest(BaseModel):
     model_config = REQUEST_CONFIG
 
     npi: Npi
-    locationIds: list[str] | None = Field(
-        default=None, min_length=1, max_length=MAX_LOCATION_IDS
-    )
+    locationIds: list[str] | None = Field(default=None, min_length=1, max_length=MAX_LOCATION_IDS)
 
     _no_nulls = reject_null
 
@@ -37,6 +35,12 @@ class CoverageRequest(BaseModel):
     npis: list[NpiRequest] = Field(min_length=1, max_length=MAX_NPIS)
     asOf: date | None = Field(
         default=None, description="the day to evaluate for (default: today, UTC)"
+    )
+    view: Literal["full", "compact"] = Field(
+        default="full",
+        description="full: an array of plans, each provider whole under every plan; compact:"
+        " each provider and its locations once (`providers`, by NPI), the plans holding only"
+        " statuses that refer to them by NPI and location id",
     )
 
     _no_nulls = reject_null
@@ -106,3 +110,48 @@ class CoveragePlan(TypedDict):
     asOf: Annotated[IsoDate, Field(description="the day the participation was evaluated for")]
     plan: Plan | None
     providers: list[CoverageProvider]
+
+
+# ---- view "compact": every provider once, statuses by reference ----
+
+
+@with_config(CLOSED)
+class LocationStatus(TypedDict):
+    id: Annotated[str, Field(description="a location id of the provider in `providers`")]
+    networkStatus: Literal["in_network", "out_of_network", "unknown"]
+    reason: Literal["no_participation_record", "location_not_found"] | None
+    acceptingNewPatients: bool | None
+    effectiveDate: IsoDate | None
+    terminationDate: IsoDate | None
+
+
+@with_config(CLOSED)
+class ProviderStatus(TypedDict):
+    npi: Annotated[str, Field(description="a key of `providers` unless provider_not_found")]
+    networkStatus: Literal["in_network", "out_of_network", "unknown"]
+    reason: Reason | None
+    locations: list[LocationStatus]
+
+
+@with_config(CLOSED)
+class PlanStatuses(TypedDict):
+    contractYear: int
+    bidId: str
+    asOf: IsoDate
+    plan: Plan | None
+    providers: list[ProviderStatus]
+
+
+@with_config(CLOSED)
+class ProviderAndLocations(TypedDict):
+    provider: Provider
+    locations: list[Location]
+
+
+@with_config(CLOSED)
+class CompactCoverage(TypedDict):
+    plans: list[PlanStatuses]
+    providers: Annotated[
+        dict[str, ProviderAndLocations],
+        Field(description="every provider of the request that is in the directory, by NPI"),
+    ]

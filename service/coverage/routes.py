@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from service.coverage.compact import compact
 from service.coverage.evaluate import evaluate
 from service.coverage.models import CoverageRequest
 from service.coverage.store import read_facts
@@ -17,4 +18,5 @@ from service.web.validation import read_model
 async def check_coverage(http_request: web.Request) -> web.Response:
     request = await read_model(http_request, CoverageRequest)
     facts = await read_facts(http_request.app[ES], http_request.app[INDEX_NAMES], request)
-    return json_response(evaluate(request, facts, today=http_request.app[TODAY]()))
+    plans = evaluate(request, facts, today=http_request.app[TODAY]())
+    return json_response(compact(plans, facts) if request.view == "compact" else plans)

@@ -12,7 +12,7 @@ from pydantic import TypeAdapter
 from pydantic.json_schema import JsonSchemaMode
 
 from core.documents import Location, Provider
-from service.coverage.models import CoveragePlan, CoverageRequest
+from service.coverage.models import CompactCoverage, CoveragePlan, CoverageRequest
 from service.search.models import SearchRequest, SearchResponse
 from service.web.health import Health, Readiness
 from service.web.middleware import REQUIRED_SCOPE_ATTRIBUTE
@@ -28,7 +28,7 @@ from service.web.problems import Problem
 from service.web.routes import Route, api_routes, service_routes
 from service.web.settings import ALL_SCOPES, Settings
 
-API_VERSION = "1.6.1"
+API_VERSION = "1.7.0"
 Json = dict[str, Any]
 # Requests validate (pydantic models); answers are TypedDicts the handlers are type-checked
 # against. Both are read by pydantic here, so the document is generated from the one definition.
@@ -38,6 +38,7 @@ _RESPONSES: tuple[type[Any], ...] = (
     Location,
     SearchResponse,
     CoveragePlan,
+    CompactCoverage,
     Problem,
     Health,
     Readiness,

@@ -92,9 +92,21 @@ OPERATIONS: dict[str, OperationSpec] = {
     ),
     "coverage": OperationSpec(
         "Check plan coverage",
-        "Medicare Advantage network participation, grouped by bid id, then NPI.",
+        "Medicare Advantage network participation, grouped by bid id, then NPI. The default view"
+        " is an array of plans with every provider whole under each; `view: compact` answers an"
+        " object with each provider once.",
         "coverage",
-        {200: (_JSON, {"type": "array", "items": _ref("CoveragePlan")})},
+        {
+            200: (
+                _JSON,
+                {
+                    "oneOf": [
+                        {"type": "array", "items": _ref("CoveragePlan")},
+                        _ref("CompactCoverage"),
+                    ]
+                },
+            )
+        },
         _POST_ERRORS,
         request="CoverageRequest",
         examples={

@@ -147,6 +147,12 @@ async def test_coverage_answers(
     assert answer is not None
     reasons = {p["reason"] for plan in answer for p in plan["providers"]}
     assert {"plan_not_found", "provider_not_found", "location_not_found"} <= reasons
+    compact = await contract.check(
+        COVERAGE,
+        "post",
+        await api.post(COVERAGE, json={**body, "view": "compact"}, headers=auth_header),
+    )
+    assert compact is not None and set(compact["providers"]) == {npi, NPI}
     bad = {"contractYear": 2026, "bidIds": ["nope"], "npis": [{"npi": NPI}]}
     await contract.check(COVERAGE, "post", await api.post(COVERAGE, json=bad, headers=auth_header))
     assert {s for _, _, s in contract.checked} == {200, 400}

@@ -8,6 +8,7 @@ from collections import defaultdict
 from datetime import date
 from typing import Any
 
+import orjson
 import pytest
 
 from core.npi import with_check_digit
@@ -189,3 +190,35 @@ async def test_in_network_search_returns_only_listed_providers(
     returned = {r["npis"][0] for r in page["results"]}
     assert returned and returned <= members
 
+
+async def test_the_compact_view_is_the_full_answer_with_each_provider_once(
+    api: ApiClient, auth_header: dict[str, str], coverage_rows: list[Row]
+) -> None:
+    pairs = sorted({(r["bid_id"], r["npi"]) for r in coverage_rows})[::5][:40]
+    bids = list(dict.fromkeys(bid for bid, _ in pairs))[:5]
+    unknown = with_check_digit("299999999")
+    npis = [*dict.fromkeys(npi for bid, npi in pairs if bid in bids), unknown]
+    body: dict[str, Any] = {
+        "contractYear": 2026,
+        "bidIds": [*bids, "H9999_999_000"],
+        "npis": [{"npi": n} for n in npis],
+    }
+    full = await _coverage(api, auth_header, **body)
+    response = await api.post(
+        "/v2/providers/coverage", json={**body, "view": "compact"}, headers=auth_header
+    )
+    assert response.status == 200
+    compact = await response.json()
+    providers = compact["providers"]
+    assert unknown not in providers and set(providers) == set(npis) - {unknown}
+    rebuilt = []
+    for plan in compact["plans"]:
+        entries = []
+        for status in plan["providers"]:
+            stored = providers.get(status["npi"], {"provider": None, "locations": []})
+            by_id = {location["id"]: location for location in stored["locations"]}
+            locations = [{**by_id.get(loc["id"], {}), **loc} for loc in status["locations"]]
+            entries.append({**status, "provider": stored["provider"], "locations": locations})
+        rebuilt.append({**plan, "providers": entries})
+    assert rebuilt == full
+    assert len(await response.read()) < len(orjson.dumps(full)) / 2
