@@ -1,5 +1,6 @@
-"""Coverage benchmark: a request of 10 bid ids x 100 NPIs through the service vs. the one
-``_msearch`` it makes, sent straight to Elasticsearch, in the same run.
+"""Coverage benchmark: a request of 10 bid ids x 100 NPIs through the service (the full view
+and the compact one) vs. the one ``_msearch`` it makes, sent straight to Elasticsearch, in the
+same run.
 
 Usage (an index with coverage loaded under --prefix):
     python -m bench.coverage_bench --es-url URL --prefix PREFIX [--seconds 20] [--levels 1,4,16]
@@ -60,6 +61,7 @@ async def main_async(args: argparse.Namespace) -> None:
     names = IndexNames(args.prefix)
     request_body = await coverage_request(args.es_url, names, args.bids, args.npis)
     service_body = orjson.dumps(request_body)
+    compact_body = orjson.dumps({**request_body, "view": "compact"})
     direct_body = msearch_payload(request_body, names)
     token = mint_token(Settings())
     headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
@@ -70,6 +72,9 @@ async def main_async(args: argparse.Namespace) -> None:
         def via_service(_: int) -> Awaitable[bool]:
             return answered(http, service_coverage, service_body, headers)
 
+        def compact(_: int) -> Awaitable[bool]:
+            return answered(http, service_coverage, compact_body, headers)
+
         def direct(_: int) -> Awaitable[bool]:
             return answered(http, f"{args.es_url}/_msearch", direct_body, es_headers)
 
@@ -77,7 +82,11 @@ async def main_async(args: argparse.Namespace) -> None:
             f"request: {len(request_body['bidIds'])} bid ids x "
             f"{len(request_body['npis'])} NPIs; {args.seconds:.0f} s per run"
         )
-        arms = [("service", via_service), ("elasticsearch msearch", direct)]
+        arms = [
+            ("service, full view", via_service),
+            ("service, compact view", compact),
+            ("elasticsearch msearch", direct),
+        ]
         await print_comparison(title, args, arms, 1, warm_up_clients=2)
 
 
