@@ -21,7 +21,7 @@ from elasticsearch import AsyncElasticsearch
 
 from core.geo import lookup_zip
 from core.index_contract import IndexKind, IndexNames
-from indexer import versions
+from indexer import preflight, versions
 from indexer.bulk import BulkResult, bulk_index
 from indexer.orphans import remove_orphans
 from indexer.pipeline import ActionStream, SideTables
@@ -47,6 +47,7 @@ class LoadOptions:
     progress: bool = False
     today: date | None = None  # the date coverage is "in force" on (default: today)
     load_settings: dict[str, str] = field(default_factory=dict)  # search index, while loading
+    disk_check: bool = True  # refuse to start when the version will not fit (indexer.preflight)
 
 
 class LoadError(RuntimeError):
@@ -112,6 +113,11 @@ async def load(es: AsyncElasticsearch, sources: SourceFiles, options: LoadOption
     with Rejects(reject_path) as rejects:
         tables = read_side_tables(sources, rejects, report)
         report.orphans_removed = await remove_orphans(es, options.names)
+        if options.disk_check:
+            try:
+                await preflight.check_disk(es, sources.nppes, options.replicas)
+            except preflight.NotEnoughDisk as error:
+                raise LoadError(str(error)) from None
         # The ZIP table (core.geo) builds in a thread while Elasticsearch creates the indices,
         # and before _batch_gc freezes what exists.
         _, indices = await asyncio.gather(
