@@ -18,13 +18,18 @@ def radius_filter(place: ResolvedPlace, radius_miles: float) -> Body:
     return {"geo_distance": {"distance": f"{radius_miles}mi", "points": point(place)}}
 
 
+METRES_PER_MILE = 1609.344
+
+
 def distance_sort(place: ResolvedPlace) -> Body:
-    """Nearest location first (single point, arc, mode min: Lucene's fast distance sort)."""
+    """Nearest location first. One point, ascending, arc, mode min and metres (the default unit)
+    is exactly what Elasticsearch hands to Lucene's distance sort, which skips documents outside
+    the current top's bounding box; any other unit falls back to computing every distance. Sort
+    values are therefore metres."""
     return {
         "_geo_distance": {
             "points": point(place),
             "order": "asc",
-            "unit": "mi",
             "mode": "min",
             "distance_type": "arc",
         }

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from service.search.geo_clauses import distance_sort
+from service.search.geo_clauses import METRES_PER_MILE, distance_sort
 from service.search.interpret import Interpretation
 from service.search.models import MAX_RADIUS_MILES, NoResults, SearchRequest
 from service.search.places import ResolvedPlace
@@ -92,7 +92,7 @@ def no_results(
     if suggestion is not None:
         explained["didYouMean"] = suggestion
     if place is not None and _total(answers[1]) > 0:
-        nearest = float(answers[1]["hits"]["hits"][0]["sort"][0])
+        nearest = float(answers[1]["hits"]["hits"][0]["sort"][0]) / METRES_PER_MILE
         needed = math.ceil(nearest + 0.01)
         explained["reason"] = "outside_radius"
         explained["beyondRadius"] = {

@@ -46,7 +46,8 @@ def test_default_radius_is_25_miles_and_location_only_sorts_by_distance() -> Non
     # Lucene's fast distance sort needs exactly this: one point, arc, the nearest location.
     distance = body["sort"][0]["_geo_distance"]
     assert (distance["mode"], distance["distance_type"]) == ("min", "arc")
-    assert "nested" not in distance and body["sort"][1] == {"npi": "asc"}
+    assert "nested" not in distance and "unit" not in distance  # metres: the fast path
+    assert body["sort"][1] == {"npi": "asc"}
 
 
 def test_with_text_nearer_providers_score_higher() -> None:
