@@ -1,12 +1,13 @@
 """Who is in network, when (pure): the stored plans, providers, locations and coverage rows of
-one request -> the response grouped by bid id, then NPI, in request order."""
+one request -> statuses grouped by bid id, then NPI, in request order (``plan_statuses``), and
+the full answer with every provider and location written out under each plan (``evaluate``)."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import date
-from typing import Literal
+from typing import Literal, cast
 
 from core.documents import CoverageDoc, Location, NetworkStatus, Plan, Provider
 from service.coverage.models import (
@@ -14,6 +15,9 @@ from service.coverage.models import (
     CoveragePlan,
     CoverageProvider,
     CoverageRequest,
+    LocationStatus,
+    PlanStatuses,
+    ProviderStatus,
     Reason,
     UnknownCoverageLocation,
 )
@@ -40,10 +44,8 @@ def _status(rows: list[CoverageDoc]) -> NetworkStatus:
     return "in_network" if in_network else "out_of_network"
 
 
-def _location_entry(
-    location: Location | None, location_id: str, rows: list[CoverageDoc]
-) -> CoverageLocation | UnknownCoverageLocation:
-    if location is None:
+def _location_status(location_id: str, known: bool, rows: list[CoverageDoc]) -> LocationStatus:
+    if not known:
         return {
             "id": location_id,
             "networkStatus": "unknown",
@@ -52,10 +54,10 @@ def _location_entry(
             "effectiveDate": None,
             "terminationDate": None,
         }
-    own = [r for r in rows if r["locationId"] in (None, location["id"])]
+    own = [r for r in rows if r["locationId"] in (None, location_id)]
     best = next((r for r in own if r["networkStatus"] == "in_network"), own[0] if own else None)
     return {
-        **location,
+        "id": location_id,
         "networkStatus": _status(own),
         "reason": None if own else "no_participation_record",
         "acceptingNewPatients": best["acceptingNewPatients"] if best else None,
@@ -64,70 +66,91 @@ def _location_entry(
     }
 
 
-def _provider_entry(
+def _provider_status(
     npi: str,
     wanted: list[str] | None,
-    facts: StoredFacts,
+    location_ids: list[str] | None,  # None: the provider is not in the directory
     rows: list[CoverageDoc],
     plan_known: bool,
-) -> CoverageProvider:
-    provider = facts.providers.get(npi)
-    if not plan_known or provider is None:
+) -> ProviderStatus:
+    if not plan_known or location_ids is None:
         return {
             "npi": npi,
-            "provider": provider,
             "networkStatus": "unknown",
             "reason": "plan_not_found" if not plan_known else "provider_not_found",
             "locations": [],
         }
-    by_id = {loc["id"]: loc for loc in facts.locations.get(npi, [])}
-    ids = wanted if wanted is not None else list(by_id)
-    locations = [_location_entry(by_id.get(i), i, rows) for i in ids]
-    known = [loc for loc in locations if loc["networkStatus"] != "unknown"]
+    ids = wanted if wanted is not None else location_ids
+    known = set(location_ids)
+    locations = [_location_status(i, i in known, rows) for i in ids]
+    found = [loc for loc in locations if loc["networkStatus"] != "unknown"]
     status: Literal["in_network", "out_of_network", "unknown"]
     reason: Reason | None
     if wanted is None:
         status, reason = _status(rows), (None if rows else "no_participation_record")
-    elif not known:
+    elif not found:
         status, reason = "unknown", "location_not_found"
     else:
-        in_network = any(loc["networkStatus"] == "in_network" for loc in known)
+        in_network = any(loc["networkStatus"] == "in_network" for loc in found)
         status, reason = ("in_network" if in_network else "out_of_network"), None
-    return {
-        "npi": npi,
-        "provider": provider,
-        "networkStatus": status,
-        "reason": reason,
-        "locations": locations,
-    }
+    return {"npi": npi, "networkStatus": status, "reason": reason, "locations": locations}
 
 
-def evaluate(request: CoverageRequest, facts: StoredFacts, today: date) -> list[CoveragePlan]:
+def plan_statuses(request: CoverageRequest, facts: StoredFacts, today: date) -> list[PlanStatuses]:
     day = request.asOf or today
     rows_by_pair: dict[tuple[str, str], list[CoverageDoc]] = defaultdict(list)
     for row in facts.coverage:
         if row["contractYear"] == request.contractYear and effective_on(row, day):
             rows_by_pair[(row["bidId"], row["npi"])].append(row)
+    location_ids = {
+        npi: [loc["id"] for loc in facts.locations.get(npi, [])] for npi in facts.providers
+    }
+    return [
+        {
+            "contractYear": request.contractYear,
+            "bidId": bid,
+            "asOf": day.isoformat(),
+            "plan": facts.plans.get(bid),
+            "providers": [
+                _provider_status(
+                    item.npi,
+                    item.locationIds,
+                    location_ids.get(item.npi),
+                    rows_by_pair.get((bid, item.npi), []),
+                    bid in facts.plans,
+                )
+                for item in request.npis
+            ],
+        }
+        for bid in request.bidIds
+    ]
+
+
+def _written_out(
+    status: LocationStatus, by_id: dict[str, Location]
+) -> CoverageLocation | UnknownCoverageLocation:
+    location = by_id.get(status["id"])
+    if location is None:  # the same fields exactly
+        return cast(UnknownCoverageLocation, status)
+    return cast(CoverageLocation, {**location, **status})
+
+
+def evaluate(request: CoverageRequest, facts: StoredFacts, today: date) -> list[CoveragePlan]:
+    """The full view: under every plan, each provider and location written out whole."""
+    by_npi = {npi: {loc["id"]: loc for loc in locs} for npi, locs in facts.locations.items()}
     answer: list[CoveragePlan] = []
-    for bid in request.bidIds:
-        plan = facts.plans.get(bid)
-        providers = [
-            _provider_entry(
-                item.npi,
-                item.locationIds,
-                facts,
-                rows_by_pair.get((bid, item.npi), []),
-                plan is not None,
+    for plan in plan_statuses(request, facts, today):
+        providers: list[CoverageProvider] = []
+        for entry in plan["providers"]:
+            by_id = by_npi.get(entry["npi"], {})
+            providers.append(
+                {
+                    "npi": entry["npi"],
+                    "provider": facts.providers.get(entry["npi"]),
+                    "networkStatus": entry["networkStatus"],
+                    "reason": entry["reason"],
+                    "locations": [_written_out(loc, by_id) for loc in entry["locations"]],
+                }
             )
-            for item in request.npis
-        ]
-        answer.append(
-            {
-                "contractYear": request.contractYear,
-                "bidId": bid,
-                "asOf": day.isoformat(),
-                "plan": plan,
-                "providers": providers,
-            }
-        )
+        answer.append({**plan, "providers": providers})
     return answer

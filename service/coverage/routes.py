@@ -5,7 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from service.coverage.compact import compact
-from service.coverage.evaluate import evaluate
+from service.coverage.evaluate import evaluate, plan_statuses
 from service.coverage.models import CoverageRequest
 from service.coverage.store import read_facts
 from service.web.jsonio import json_response
@@ -18,5 +18,7 @@ from service.web.validation import read_model
 async def check_coverage(http_request: web.Request) -> web.Response:
     request = await read_model(http_request, CoverageRequest)
     facts = await read_facts(http_request.app[ES], http_request.app[INDEX_NAMES], request)
-    plans = evaluate(request, facts, today=http_request.app[TODAY]())
-    return json_response(compact(plans, facts) if request.view == "compact" else plans)
+    today = http_request.app[TODAY]()
+    if request.view == "compact":
+        return json_response(compact(plan_statuses(request, facts, today), facts))
+    return json_response(evaluate(request, facts, today))
