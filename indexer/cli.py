@@ -41,6 +41,11 @@ def _load_parser(parser: argparse.ArgumentParser, settings: IndexerSettings) -> 
     parser.add_argument("--concurrency", type=int, default=LoadOptions.concurrency)
     parser.add_argument("--keep-versions", type=int, default=LoadOptions.keep_versions)
     parser.add_argument(
+        "--no-force-merge",
+        action="store_true",
+        help="serve the new version as loaded, without merging it into one segment first",
+    )
+    parser.add_argument(
         "--no-disk-check",
         action="store_true",
         help="start even when the estimated size of the new version exceeds the free disk",
@@ -154,6 +159,7 @@ async def _run(args: argparse.Namespace) -> int:
                 keep_versions=args.keep_versions,
                 load_settings=dict(args.load_setting),
                 disk_check=not args.no_disk_check,
+                force_merge=not args.no_force_merge,
                 reject_file=args.reject_file,
                 progress=sys.stderr.isatty(),
             )

@@ -48,6 +48,7 @@ class LoadOptions:
     today: date | None = None  # the date coverage is "in force" on (default: today)
     load_settings: dict[str, str] = field(default_factory=dict)  # search index, while loading
     disk_check: bool = True  # refuse to start when the version will not fit (indexer.preflight)
+    force_merge: bool = True  # one segment per shard before the swap (versions.finish_version)
 
 
 class LoadError(RuntimeError):
@@ -141,7 +142,9 @@ async def load(es: AsyncElasticsearch, sources: SourceFiles, options: LoadOption
                     f"{errors} documents failed to index (allowed {options.max_bulk_errors});"
                     f" see {reject_path}"
                 )
-            await versions.finish_version(es, list(indices.values()), options.replicas)
+            await versions.finish_version(
+                es, list(indices.values()), options.replicas, options.force_merge
+            )
             report.documents = await versions.count_documents(es, indices)
             _verify(report)
             await versions.mark_complete(es, list(indices.values()), report.version)

@@ -138,12 +138,26 @@ async def create_version(
     return created
 
 
-async def finish_version(es: AsyncElasticsearch, indices: list[str], replicas: int) -> None:
-    """Restore normal refresh, durability and replicas, and make everything searchable."""
+FORCE_MERGE_TIMEOUT_S = 3 * 3600
+
+
+async def finish_version(
+    es: AsyncElasticsearch, indices: list[str], replicas: int, force_merge: bool = True
+) -> None:
+    """Make everything searchable, merged into one segment per shard (before replicas exist, so
+    the merge is done once), then restore normal refresh, durability and replicas.
+
+    A bulk load leaves tens of segments; every query pays per segment (term lookups, fuzzy
+    automata), and at 9M one segment halved search latency for a minute of merging
+    (BENCHMARKS.md). The new version is not served yet, so nobody waits on the merge."""
+    await es.indices.refresh(index=",".join(indices))
+    if force_merge:
+        await es.options(request_timeout=FORCE_MERGE_TIMEOUT_S).indices.forcemerge(
+            index=",".join(indices), max_num_segments=1
+        )
     await es.indices.put_settings(
         index=",".join(indices), settings={**SERVING_SETTINGS, "number_of_replicas": replicas}
     )
-    await es.indices.refresh(index=",".join(indices))
 
 
 async def mark_complete(es: AsyncElasticsearch, indices: list[str], version: str) -> None:

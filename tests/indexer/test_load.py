@@ -179,3 +179,18 @@ async def test_a_load_cancelled_midway_leaves_the_aliases(
         await proxied.close()
     assert await versions.current_version(es, index_names) == good.version
     assert list(await versions.scan(es, index_names)) == [good.version]
+
+
+async def test_a_loaded_version_is_merged_into_one_segment_and_served_with_normal_settings(
+    es: AsyncElasticsearch, loaded_sample: Loaded
+) -> None:
+    names, _ = loaded_sample
+    for kind in ("search", "providers"):
+        segments = await es.indices.segments(index=names.alias(kind))
+        [index] = segments["indices"].values()
+        [[shard]] = index["shards"].values()
+        assert shard["num_search_segments"] == 1, kind
+        settings = await es.indices.get_settings(index=names.alias(kind), flat_settings=True)
+        [served] = settings.values()
+        assert "index.refresh_interval" not in served["settings"]  # back to the default
+        assert served["settings"].get("index.translog.durability", "request") == "request"
