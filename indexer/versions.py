@@ -3,9 +3,10 @@
 Every load writes one new version of every index kind; the service only ever sees aliases, and one
 ``update_aliases`` call moves all of them, so readers never see a mix of versions or no index.
 Each index carries its load state in the mapping's ``_meta`` ("loading" until verified, then
-"complete", with the owning process), so a version left behind by a killed load is recognisable.
+"complete", with the owning process, and the document layout ``SCHEMA``), so a version left
+behind by a killed load, or written in another layout, is recognisable.
 
-About 220 lines: the whole life of a version (create, finish, swap, roll back, prune) reads
+About 260 lines: the whole life of a version (create, finish, swap, roll back, prune) reads
 best in one place, and each step is small.
 """
 
