@@ -11,7 +11,7 @@ from elasticsearch import AsyncElasticsearch
 
 from core.es_client import make_client
 from core.geo import lookup_zip
-from core.index_contract import INDEX_KINDS, IndexKind, IndexNames
+from core.index_contract import INDEX_KINDS, SCHEMA, IndexKind, IndexNames
 from devtools.tcp_proxy import TcpProxy
 from indexer import versions
 from indexer.load import LoadOptions, LoadReport, SourceFiles, load
@@ -194,3 +194,18 @@ async def test_a_loaded_version_is_merged_into_one_segment_and_served_with_norma
         [served] = settings.values()
         assert "index.refresh_interval" not in served["settings"]  # back to the default
         assert served["settings"].get("index.translog.durability", "request") == "request"
+
+
+async def test_a_version_in_another_document_layout_is_never_a_rollback_target(
+    es: AsyncElasticsearch, index_names: IndexNames, sample_sources: SourceFiles
+) -> None:
+    old = await load(es, sample_sources, LoadOptions(names=index_names))
+    new = await load(es, sample_sources, LoadOptions(names=index_names))
+    # The old version as a release with another layout would have written it.
+    indices = [index_names.versioned(kind, old.version) for kind in INDEX_KINDS]
+    meta = {"pd": {"version": old.version, "state": "complete", "schema": SCHEMA - 1}}
+    await es.indices.put_mapping(index=",".join(indices), meta=meta)
+    assert await versions.list_versions(es, index_names) == [new.version]
+    with pytest.raises(LookupError):
+        await versions.rollback(es, index_names)
+    assert await versions.current_version(es, index_names) == new.version
