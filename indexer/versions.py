@@ -6,7 +6,7 @@ Each index carries its load state in the mapping's ``_meta`` ("loading" until ve
 "complete", with the owning process, and the document layout ``SCHEMA``), so a version left
 behind by a killed load, or written in another layout, is recognisable.
 
-About 260 lines: the whole life of a version (create, finish, swap, roll back, prune) reads
+About 270 lines: the whole life of a version (create, finish, swap, roll back, prune) reads
 best in one place, and each step is small.
 """
 
