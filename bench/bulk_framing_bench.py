@@ -49,7 +49,7 @@ from elasticsearch.helpers import async_streaming_bulk
 from core.es_client import make_client
 from core.index_contract import INDEX_KINDS
 from indexer.bulk import Action, BulkResult, Failure, Origin, bulk_index
-from indexer.load import SourceFiles, read_side_tables
+from indexer.load import SourceFiles, batch_gc, read_side_tables
 from indexer.pipeline import ActionStream
 from indexer.rejects import Rejects
 from indexer.report import LoadReport
@@ -152,22 +152,9 @@ def sample_actions(count: int) -> list[Action]:
     return list(islice(cycle(base), count))
 
 
-@contextlib.contextmanager
-def load_gc() -> Iterator[None]:
-    """The collector as a load runs it (indexer/load.py, _batch_gc)."""
-    thresholds = gc.get_threshold()
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(100_000, 50, 1000)
-    try:
-        yield
-    finally:
-        gc.set_threshold(*thresholds)
-        gc.unfreeze()
-
-
 async def timed(send: Sender, es: AsyncElasticsearch, actions: list[Action], args: Any) -> Round:
-    with load_gc():
+    gc.collect()
+    with batch_gc():
         (cpu, user), wall = _cpu(), time.perf_counter()
         result = await send(es, actions, chunk_size=args.chunk_size, concurrency=args.concurrency)
         (cpu_after, user_after), wall_after = _cpu(), time.perf_counter()

@@ -56,7 +56,7 @@ class LoadError(RuntimeError):
 
 
 @contextlib.contextmanager
-def _batch_gc() -> Iterator[None]:
+def batch_gc() -> Iterator[None]:
     """Collect cycles rarely while loading: the pipeline makes garbage at a furious rate but no
     reference cycles, and with default thresholds the collector rescanned the side tables
     (ZIP table, DAC) thousands of times, a third of the load's time. Restored afterwards."""
@@ -120,7 +120,7 @@ async def load(es: AsyncElasticsearch, sources: SourceFiles, options: LoadOption
             except preflight.NotEnoughDisk as error:
                 raise LoadError(str(error)) from None
         # The ZIP table (core.geo) builds in a thread while Elasticsearch creates the indices,
-        # and before _batch_gc freezes what exists.
+        # and before batch_gc freezes what exists.
         _, indices = await asyncio.gather(
             asyncio.to_thread(lookup_zip, "00000"),
             versions.create_version(
@@ -128,7 +128,7 @@ async def load(es: AsyncElasticsearch, sources: SourceFiles, options: LoadOption
             ),
         )
         try:
-            with _batch_gc():
+            with batch_gc():
                 stream = ActionStream(
                     sources, tables, indices, report, rejects,
                     progress=options.progress, today=options.today,
