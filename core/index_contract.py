@@ -36,6 +36,10 @@ class IndexNames:
     def all_aliases(self) -> list[str]:
         return [self.alias(kind) for kind in INDEX_KINDS]
 
+    def lock(self) -> str:
+        """The one-document index that says which indexer job (load, update) owns the prefix."""
+        return f"{self.prefix}-lock"
+
 
 def coverage_doc_id(contract_year: int, bid_id: str, npi: str, location_id: str | None) -> str:
     return f"{contract_year}:{bid_id}:{npi}:{location_id or '*'}"
