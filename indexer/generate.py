@@ -28,9 +28,9 @@ from indexer.sources.nppes import NppesRecord, read_nppes_rows
 
 _T = TypeVar("_T")
 FIRST_PAYLOAD = 200_000_000  # first nine digits of the first generated NPI
-_SEPARATOR = "\x1f"  # ASCII unit separator: never in CSV text, joins a row's fields in memory
+SEPARATOR = "\x1f"  # ASCII unit separator: never in CSV text, joins a row's fields in memory
 _PRACTICE = "Provider Business Practice Location Address"
-_ADDRESS_COLUMNS = (
+ADDRESS_COLUMNS = (
     "Provider First Line Business Practice Location Address",
     "Provider Second Line Business Practice Location Address",
     f"{_PRACTICE} City Name",
@@ -75,7 +75,7 @@ class _Pool:
         self.sex = next(
             position[n] for n in ("Provider Sex Code", "Provider Gender Code") if n in position
         )
-        self.address = [position[name] for name in _ADDRESS_COLUMNS if name in position]
+        self.address = [position[name] for name in ADDRESS_COLUMNS if name in position]
         self.rows: list[str] = []
         self.first_names: list[tuple[str, str]] = []
         self.last_names: list[str] = []
@@ -85,7 +85,7 @@ class _Pool:
             if not isinstance(classified, NppesRecord):
                 continue
             raw = [*raw[: len(self.header)], *[""] * (len(self.header) - len(raw))]
-            self.rows.append(_SEPARATOR.join(raw))
+            self.rows.append(SEPARATOR.join(raw))
             if classified.entity_type == "1":
                 self.first_names.append((raw[self.first], raw[self.sex]))
                 self.last_names.append(raw[self.last])
@@ -97,7 +97,7 @@ class _Pool:
             raise ValueError(f"{source.name}: no active NPPES rows to resample")
 
     def row(self, rng: random.Random, npi: str) -> list[str]:
-        row = self.rows[rng.randrange(len(self.rows))].split(_SEPARATOR)
+        row = self.rows[rng.randrange(len(self.rows))].split(SEPARATOR)
         row[self.npi] = npi
         if row[self.entity] == "1":
             row[self.first], row[self.sex] = _pick(rng, self.first_names)
@@ -115,7 +115,7 @@ def _pick(rng: random.Random, values: Sequence[_T]) -> _T:
 
 
 @contextlib.contextmanager
-def _open_out(path: Path, gzip_name: str | None) -> Iterator[IO[str]]:
+def open_out(path: Path, gzip_name: str | None) -> Iterator[IO[str]]:
     """Text output to ``path``; gzip when ``gzip_name`` (the name recorded in the header)."""
     with contextlib.ExitStack() as stack:
         handle: IO[bytes] = stack.enter_context(open(path, "wb"))
@@ -132,7 +132,7 @@ def generate_nppes(source: Path, out: Path, count: int, *, seed: int = 1) -> Gen
     rng = random.Random(seed)
     partial = out.with_name(out.name + ".partial")
     gzip_name = out.name.removesuffix(".gz") if out.name.endswith(".gz") else None
-    with _open_out(partial, gzip_name) as handle:
+    with open_out(partial, gzip_name) as handle:
         # Like the CMS file: every field quoted, CRLF.
         writer = csv.writer(handle, quoting=csv.QUOTE_ALL, lineterminator="\r\n")
         writer.writerow(pool.header)
