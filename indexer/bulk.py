@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import chain, islice
 from operator import itemgetter
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 from elasticsearch import ApiError, AsyncElasticsearch
@@ -33,6 +33,7 @@ class Origin:
 
 Action = tuple[bytes, bytes, Origin]  # (action line, source line, origin)
 
+_T = TypeVar("_T")
 _lines = itemgetter(0, 1)
 # Every item keeps its status (so positions hold); the error only where there is one.
 _FILTER = "errors,items.*.status,items.*.error"
@@ -78,8 +79,9 @@ class Backoff:
 DEFAULT_BACKOFF = Backoff()
 
 
-def _chunks(actions: Iterable[Action], size: int) -> Iterator[list[Action]]:
-    iterator = iter(actions)
+def chunked(items: Iterable[_T], size: int) -> Iterator[list[_T]]:
+    """Consecutive lists of ``size`` items (the last one shorter)."""
+    iterator = iter(items)
     while chunk := list(islice(iterator, size)):
         yield chunk
 
@@ -160,7 +162,7 @@ async def bulk_index(
     result = BulkResult()
     in_flight: set[asyncio.Task[None]] = set()
     try:
-        for chunk in _chunks(actions, chunk_size):
+        for chunk in chunked(actions, chunk_size):
             if len(in_flight) >= concurrency:
                 done, in_flight = await asyncio.wait(in_flight, return_when=asyncio.FIRST_COMPLETED)
                 for task in done:

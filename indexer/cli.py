@@ -1,113 +1,47 @@
-"""``provider-indexer``: load the sources into a new index version and swap, show status, roll
-back, and generate NPPES-format scale files and synthetic coverage files."""
+"""``provider-indexer``: load the sources into a new index version and swap, apply weekly updates
+in place, show status, roll back, and generate NPPES-format scale, update and coverage files
+(the flags: indexer.cli_parsers; what status says: indexer.cli_status)."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 import orjson
 from elasticsearch import ApiError, TransportError
 
 from core.es_client import make_client
 from core.index_contract import IndexNames
-from indexer import versions
+from indexer.cli_parsers import parser
+from indexer.cli_status import rollback_lines, status_lines
 from indexer.generate import generate_nppes
 from indexer.generate_coverage import generate_coverage
+from indexer.generate_update import UpdateCounts, generate_update
 from indexer.load import LoadError, LoadOptions, SourceFiles, load
-from indexer.report import LoadReport, format_report
+from indexer.lock import LockHeld, LockLost
+from indexer.provenance import JoinFiles, ProvenanceError
+from indexer.report import format_report
 from indexer.settings import IndexerSettings
+from indexer.update_coverage import update_coverage
+from indexer.update_nppes import update_nppes
+from indexer.update_options import UpdateError, UpdateOptions
+from indexer.update_report import format_update_report
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "data" / "sample"
-
-
-def _load_parser(parser: argparse.ArgumentParser, settings: IndexerSettings) -> None:
-    parser.add_argument("--source-dir", type=Path, help="directory holding the source files")
-    parser.add_argument("--nppes", type=Path, help="NPPES npidata_pfile CSV (plain or gzip)")
-    parser.add_argument("--nucc", type=Path, help="NUCC taxonomy CSV")
-    parser.add_argument("--dac", type=Path, action="append", help="DAC file (repeatable)")
-    parser.add_argument("--hospitals", type=Path, help="Hospital General Information CSV")
-    parser.add_argument("--plans", type=Path, help="Plan Finder plans CSV")
-    parser.add_argument("--plan-county", type=Path, help="Plan Finder plan-by-county CSV")
-    parser.add_argument("--zip-plan", type=Path, help="Plan Finder plan-by-ZIP CSV")
-    parser.add_argument("--coverage", type=Path, action="append", help="coverage CSV (repeatable)")
-    parser.add_argument("--shards", type=int, default=settings.shards, help="PD_SHARDS")
-    parser.add_argument("--replicas", type=int, default=settings.replicas, help="PD_REPLICAS")
-    parser.add_argument("--max-bulk-errors", type=int, default=0)
-    parser.add_argument("--chunk-size", type=int, default=LoadOptions.chunk_size)
-    parser.add_argument("--concurrency", type=int, default=LoadOptions.concurrency)
-    parser.add_argument("--keep-versions", type=int, default=LoadOptions.keep_versions)
-    parser.add_argument(
-        "--no-force-merge",
-        action="store_true",
-        help="serve the new version as loaded, without merging it into one segment first",
-    )
-    parser.add_argument(
-        "--no-disk-check",
-        action="store_true",
-        help="start even when the estimated size of the new version exceeds the free disk",
-    )
-    parser.add_argument(
-        "--load-setting",
-        action="append",
-        default=[],
-        type=_key_value,
-        metavar="KEY=VALUE",
-        help="an index setting of the search index while it loads (repeatable), e.g."
-        " index.merge.policy.segments_per_tier=20",
-    )
-    parser.add_argument(
-        "--reject-file", type=Path, help="CSV of rejected rows (default rejects/<version>.csv)"
-    )
-    parser.add_argument("--report-json", type=Path, help="also write the report as JSON here")
-
-
-def _generate_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    generate = commands.add_parser(
-        "generate", help="write an NPPES-format file of N providers resampled from real rows"
-    )
-    generate.add_argument("count", type=int, help="number of providers (rows) to write")
-    generate.add_argument("--out", type=Path, required=True, help="output .csv or .csv.gz")
-    generate.add_argument(
-        "--source", type=Path, help="real NPPES file to resample (default: the bundled sample)"
-    )
-    generate.add_argument("--seed", type=int, default=1)
-    coverage = commands.add_parser(
-        "generate-coverage",
-        help="write a synthetic coverage CSV linking real NPIs to real plans by geography",
-    )
-    coverage.add_argument("--nppes", type=Path, required=True)
-    coverage.add_argument("--zip-plan", type=Path)
-    coverage.add_argument("--plan-county", type=Path)
-    coverage.add_argument("--plans", type=Path, required=True)
-    coverage.add_argument("--out", type=Path, required=True)
-    coverage.add_argument("--seed", type=int, default=1)
-
-
-def _parser(settings: IndexerSettings) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="provider-indexer", description=__doc__)
-    parser.add_argument(
-        "--es-url", default=settings.elasticsearch_url, help="default: ELASTICSEARCH_URL"
-    )
-    parser.add_argument(
-        "--prefix",
-        default=settings.index_prefix,
-        help="index/alias name prefix (default: PD_INDEX_PREFIX)",
-    )
-    commands = parser.add_subparsers(dest="command", required=True)
-    _load_parser(
-        commands.add_parser("load", help="load the sources into a new version, swap"), settings
-    )
-    commands.add_parser(
-        "status",
-        help="what each alias points to, documents, when loaded (exit 1 when one is missing)",
-    )
-    commands.add_parser("rollback", help="swap every alias back to the previous version")
-    _generate_parsers(commands)
-    return parser
+_INTERRUPTED = {
+    "load": "interrupted: partial indices removed, aliases unchanged",
+    "update": "interrupted: every provider is as it was or as the file makes it; run the update"
+    " again to complete it",
+}
+_FAILED = {
+    "load": "aliases unchanged; the next load removes what this one left",
+    "update": "every provider is as it was or as the file makes it; run the update again",
+}
 
 
 def _sources(args: argparse.Namespace) -> SourceFiles:
@@ -129,19 +63,67 @@ def _sources(args: argparse.Namespace) -> SourceFiles:
     )
 
 
-def _key_value(text: str) -> tuple[str, str]:
-    key, equals, value = text.partition("=")
-    if not equals or not key:
-        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
-    return key, value
+def _join_files(args: argparse.Namespace) -> JoinFiles | None:
+    """The side files named on the command line, or None: those the live version records."""
+    if not (args.source_dir or args.nucc or args.dac or args.hospitals):
+        return None
+    found = SourceFiles.discover(args.source_dir) if args.source_dir else None
+    nucc = args.nucc or (found.nucc if found else None)
+    if nucc is None:
+        raise SystemExit("update: with --dac or --hospitals, give --nucc or --source-dir too")
+    return JoinFiles(
+        nucc=nucc,
+        dac=tuple(args.dac) if args.dac else found.dac if found else (),
+        hospitals=args.hospitals or (found.hospitals if found else None),
+    )
 
 
-def print_report(report: LoadReport) -> None:
+def _write_json(path: Path | None, document: object) -> None:
+    if path is not None:
+        path.write_bytes(orjson.dumps(document))
+
+
+async def _load(es: Any, names: IndexNames, args: argparse.Namespace) -> int:
+    options = LoadOptions(
+        names=names,
+        shards=args.shards,
+        replicas=args.replicas,
+        max_bulk_errors=args.max_bulk_errors,
+        chunk_size=args.chunk_size,
+        concurrency=args.concurrency,
+        keep_versions=args.keep_versions,
+        load_settings=dict(args.load_setting),
+        disk_check=not args.no_disk_check,
+        force_merge=not args.no_force_merge,
+        reject_file=args.reject_file,
+        progress=sys.stderr.isatty(),
+    )
+    report = await load(es, _sources(args), options)
     print("\n".join(format_report(report)))
+    _write_json(args.report_json, report.as_json())
+    return 0
+
+
+async def _update(es: Any, names: IndexNames, args: argparse.Namespace) -> int:
+    options = UpdateOptions(
+        names=names,
+        join_files=_join_files(args),
+        reject_file=args.reject_file,
+        today=args.today,
+        batch_rows=args.batch_rows,
+        max_bulk_errors=args.max_bulk_errors,
+    )
+    if args.nppes:
+        report = await update_nppes(es, args.nppes, options)
+    else:
+        report = await update_coverage(es, args.coverage, options)
+    print("\n".join(format_update_report(report)))
+    _write_json(args.report_json, report.as_json())
+    return 0 if report.accounted else 1
 
 
 async def _run(args: argparse.Namespace) -> int:
-    # SIGTERM cancels the work like Ctrl-C does: the load's clean-up runs, then we exit.
+    # SIGTERM cancels the work like Ctrl-C does: the job's clean-up runs, then we exit.
     task = asyncio.current_task()
     assert task is not None
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
@@ -149,44 +131,28 @@ async def _run(args: argparse.Namespace) -> int:
     es = make_client(args.es_url, request_timeout=120)
     try:
         if args.command == "load":
-            options = LoadOptions(
-                names=names,
-                shards=args.shards,
-                replicas=args.replicas,
-                max_bulk_errors=args.max_bulk_errors,
-                chunk_size=args.chunk_size,
-                concurrency=args.concurrency,
-                keep_versions=args.keep_versions,
-                load_settings=dict(args.load_setting),
-                disk_check=not args.no_disk_check,
-                force_merge=not args.no_force_merge,
-                reject_file=args.reject_file,
-                progress=sys.stderr.isatty(),
-            )
-            report = await load(es, _sources(args), options)
-            print_report(report)
-            if args.report_json:
-                args.report_json.write_bytes(orjson.dumps(report.as_json()))
-        elif args.command == "status":
-            states = await versions.alias_states(es, names)
-            for state in states:
-                target = state.index or "(missing)"
-                loaded = state.loaded_at or "-"
-                print(f"{state.alias:<32} -> {target:<52} {state.documents:>9} docs  {loaded}")
-            if any(state.index is None for state in states):
-                return 1  # something is not loaded: scripts and probes can tell
-        else:
-            print(f"rolled back to version {await versions.rollback(es, names)}")
+            return await _load(es, names, args)
+        if args.command == "update":
+            return await _update(es, names, args)
+        if args.command == "status":
+            lines, complete = await status_lines(es, names)
+            print("\n".join(lines))
+            return 0 if complete else 1  # something is not loaded: scripts and probes can tell
+        print("\n".join(await rollback_lines(es, names)))
+        return 0
     finally:
         await es.close()
-    return 0
 
 
 def _generate(args: argparse.Namespace) -> int:
     stats: object
+    source = args.source if "source" in args and args.source else None
     if args.command == "generate":
-        source = args.source or SourceFiles.discover(SAMPLE_DIR).nppes
-        stats = generate_nppes(source, args.out, args.count, seed=args.seed)
+        stats = generate_nppes(
+            source or SourceFiles.discover(SAMPLE_DIR).nppes, args.out, args.count, seed=args.seed
+        )
+    elif args.command == "generate-update":
+        stats = _generate_update(source or SourceFiles.discover(SAMPLE_DIR).nppes, args)
     else:
         stats = generate_coverage(
             args.nppes, args.plans, args.zip_plan, args.plan_county, args.out, seed=args.seed
@@ -195,21 +161,38 @@ def _generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _generate_update(source: Path, args: argparse.Namespace) -> object:
+    kinds = ("new", "changed", "deactivated", "reactivated", "stale", "invalid")
+    exact = {kind: getattr(args, kind) for kind in kinds if getattr(args, kind) is not None}
+    counts = None  # a real week's mix of 0.2 % of the source
+    if args.rows is not None:
+        counts = UpdateCounts.week(0, args.rows)
+    if exact:  # exactly these kinds (and those of --rows, if given)
+        counts = dataclasses.replace(counts or UpdateCounts(0, 0, 0, 0, 0), **exact)
+    return generate_update(source, args.out, counts, seed=args.seed, week=args.date)
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = _parser(IndexerSettings()).parse_args(argv)
+    args = parser(IndexerSettings()).parse_args(argv)
     try:
         if args.command.startswith("generate"):
             return _generate(args)
         return asyncio.run(_run(args))
     except (KeyboardInterrupt, asyncio.CancelledError):
-        print("interrupted: partial indices removed, aliases unchanged", file=sys.stderr)
+        print(_INTERRUPTED.get(args.command, "interrupted"), file=sys.stderr)
         return 130
-    except (LoadError, LookupError, FileNotFoundError, ValueError) as error:
+    except (LockHeld, LockLost) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 75  # EX_TEMPFAIL: try again later
+    except (LoadError, UpdateError, ProvenanceError, LookupError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    except (FileNotFoundError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     except (ApiError, TransportError) as error:
         print(f"error: Elasticsearch at {args.es_url}: {error}", file=sys.stderr)
-        print("aliases unchanged; the next load removes what this one left", file=sys.stderr)
+        print(_FAILED.get(args.command, "nothing was changed"), file=sys.stderr)
         return 1
 
 

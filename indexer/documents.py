@@ -196,7 +196,7 @@ def search_document(
         "specialtyNames": _unique(names),
         "languages": provider["languages"],
         "pcpEligible": provider["pcpEligible"],
-        "inNetwork": list(in_network),
+        "inNetwork": sorted(in_network),  # sorted: a load and an update write the same
         "fullName": normalize(full_name(provider)),
         "exactNames": _searchable(
             [

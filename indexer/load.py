@@ -21,8 +21,9 @@ from elasticsearch import AsyncElasticsearch
 
 from core.geo import lookup_zip
 from core.index_contract import IndexKind, IndexNames
-from indexer import preflight, versions
+from indexer import preflight, provenance, versions
 from indexer.bulk import BulkResult, bulk_index
+from indexer.lock import job_lock
 from indexer.orphans import remove_orphans
 from indexer.pipeline import ActionStream, SideTables
 from indexer.rejects import Rejects
@@ -107,12 +108,19 @@ def _account_failures(
 
 
 async def load(es: AsyncElasticsearch, sources: SourceFiles, options: LoadOptions) -> LoadReport:
-    """Build and publish a new version; returns the report. Raises with aliases untouched."""
+    """Build and publish a new version; returns the report. Raises with aliases untouched.
+    Never runs beside another load or an update of the same prefix (indexer.lock)."""
+    async with job_lock(es, options.names, "load", sources.nppes.name):
+        return await _load(es, sources, options)
+
+
+async def _load(es: AsyncElasticsearch, sources: SourceFiles, options: LoadOptions) -> LoadReport:
     started = time.monotonic()
     report = LoadReport(version=versions.new_version())
     reject_path = options.reject_file or Path("rejects") / f"{report.version}.csv"
     with Rejects(reject_path) as rejects:
         tables = read_side_tables(sources, rejects, report)
+        record = {"sources": await asyncio.to_thread(provenance.describe, sources)}
         report.orphans_removed = await remove_orphans(es, options.names)
         if options.disk_check:
             try:
@@ -147,7 +155,7 @@ async def load(es: AsyncElasticsearch, sources: SourceFiles, options: LoadOption
             )
             report.documents = await versions.count_documents(es, indices)
             _verify(report)
-            await versions.mark_complete(es, list(indices.values()), report.version)
+            await versions.mark_complete(es, list(indices.values()), report.version, record)
             await versions.swap_aliases(es, options.names, report.version)
         except BaseException:
             # Never delete what the aliases reached (a swap that completed as we were cancelled).

@@ -25,7 +25,7 @@ from indexer.progress import LoadProgress
 from indexer.rejects import Rejects
 from indexer.report import LoadReport
 from indexer.sourcefiles import SourceFiles
-from indexer.sources.coverage import CoverageRow, read_coverage
+from indexer.sources.coverage import CoverageDelete, CoverageRow, read_coverage
 from indexer.sources.csvfiles import ReadPosition
 from indexer.sources.dac import DacTable
 from indexer.sources.nppes import Deactivated, Rejected, read_nppes
@@ -96,6 +96,9 @@ class ActionStream:
                 rows += 1
                 if isinstance(item, Rejected):
                     self._rejects.add(path.name, item.row_number, item.npi, item.reason)
+                    continue
+                if isinstance(item, CoverageDelete):
+                    self._rejects.add(path.name, item.row_number, item.npi, "delete_in_load")
                     continue
                 if item.doc_id in seen:
                     self._rejects.add(path.name, item.row_number, item.doc["npi"], "duplicate")

@@ -168,10 +168,18 @@ async def finish_version(
     )
 
 
-async def mark_complete(es: AsyncElasticsearch, indices: list[str], version: str) -> None:
+async def mark_complete(
+    es: AsyncElasticsearch,
+    indices: list[str],
+    version: str,
+    record: Mapping[str, Any] | None = None,
+) -> None:
+    """Verified: servable from now on. ``record``: more to keep in ``_meta.pd`` (the source
+    files, indexer.provenance)."""
     loaded = datetime.now(UTC).isoformat(timespec="seconds")
     meta = {
         "pd": {
+            **(record or {}),
             "version": version,
             "state": COMPLETE,
             "owner": owner(),

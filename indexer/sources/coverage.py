@@ -17,6 +17,10 @@ accepting_new_patients   ``Y``, ``N`` or empty (unknown)
 effective_date           ``YYYY-MM-DD`` (``MM/DD/YYYY`` accepted); empty: since ever
 termination_date         same formats, exclusive; empty: open-ended
 source                   free text naming where the row came from (e.g. a network file)
+action                   optional, for ``provider-indexer update --coverage``: ``upsert`` (or empty)
+                         adds or replaces the row with this (year, bid id, NPI, location);
+                         ``delete`` removes it (only those four key columns are read). A full
+                         ``load`` rejects ``delete`` rows: it starts from nothing.
 =======================  ==========================================================================
 
 A row with an invalid contract year, bid id, NPI, location id, status, flag or date, a
@@ -49,6 +53,7 @@ HEADER = (
     "termination_date",
     "source",
 )
+_COLUMNS = (*HEADER, "action")  # the action column: update deltas only
 REQUIRED = ("contract_year", "bid_id", "npi", "network_status")
 _STATUSES: dict[str, NetworkStatus] = {
     "in_network": "in_network",
@@ -66,6 +71,15 @@ class CoverageRow:
     def doc_id(self) -> str:
         doc = self.doc
         return coverage_doc_id(doc["contractYear"], doc["bidId"], doc["npi"], doc["locationId"])
+
+
+@dataclass(frozen=True, slots=True)
+class CoverageDelete:
+    """A delta row removing the row with this key."""
+
+    row_number: int
+    npi: str
+    doc_id: str
 
 
 class _Invalid(ValueError):
@@ -97,14 +111,19 @@ def _date(text: str) -> str | None:
     return parsed.isoformat() if parsed else None
 
 
-def _doc(fields: tuple[str, ...], default_source: str) -> CoverageDoc:
-    year, raw_bid, npi, location, status, accepting, effective, terminated, source = fields
+def _key(year: str, raw_bid: str, npi: str) -> tuple[int, str]:
     contract_year = _year(year)
     bid = canonical_bid_id(raw_bid)
     if bid is None:
         raise _Invalid("invalid_bid_id")
     if not is_valid_npi(npi):
         raise _Invalid("invalid_npi")
+    return contract_year, bid
+
+
+def _doc(fields: tuple[str, ...], default_source: str) -> CoverageDoc:
+    year, raw_bid, npi, location, status, accepting, effective, terminated, source, _ = fields
+    contract_year, bid = _key(year, raw_bid, npi)
     network_status = _STATUSES.get(status.lower())
     if network_status is None:
         raise _Invalid("invalid_network_status")
@@ -126,16 +145,33 @@ def _doc(fields: tuple[str, ...], default_source: str) -> CoverageDoc:
     )
 
 
-def read_coverage(path: Path) -> Iterator[CoverageRow | Rejected]:
-    """Every data row, as a coverage document or a rejection with its reason."""
-    columns, rows = read_rows(path, {name: () for name in HEADER}, comment="#")
+def _delete(number: int, fields: tuple[str, ...]) -> CoverageDelete:
+    year, raw_bid, npi, location = fields[:4]
+    contract_year, bid = _key(year, raw_bid, npi)
+    doc_id = coverage_doc_id(contract_year, bid, npi, _location(location))
+    return CoverageDelete(number, npi, doc_id)
+
+
+_ACTIONS = ("", "upsert", "delete")
+
+
+def read_coverage(path: Path) -> Iterator[CoverageRow | CoverageDelete | Rejected]:
+    """Every data row, as a coverage document, a deletion (delta files) or a rejection with its
+    reason."""
+    columns, rows = read_rows(path, {name: () for name in _COLUMNS}, comment="#")
     missing = [name for name in REQUIRED if not columns.has(name)]
     if missing:
         raise ValueError(f"{path.name}: not a coverage file (missing columns {missing})")
-    pick = columns.picker(HEADER)
+    pick = columns.picker(_COLUMNS)
     for number, row in rows:
         fields = pick(row)
+        action = fields[-1].lower()
         try:
-            yield CoverageRow(number, _doc(fields, path.name))
+            if action not in _ACTIONS:
+                raise _Invalid("invalid_action")
+            if action == "delete":
+                yield _delete(number, fields)
+            else:
+                yield CoverageRow(number, _doc(fields, path.name))
         except _Invalid as invalid:
             yield Rejected(number, fields[2], invalid.reason)

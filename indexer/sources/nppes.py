@@ -97,12 +97,14 @@ class NppesRecord:
     enumeration_date: date | None
     last_update: date | None
     taxonomies: tuple[Taxonomy, ...]
+    reactivated_on: date | None = None  # set when the NPI was deactivated, then reactivated
 
 
 @dataclass(slots=True)
 class Deactivated:
     row_number: int
     npi: str
+    deactivated_on: date
 
 
 NppesRow = NppesRecord | Deactivated | Rejected
@@ -163,10 +165,11 @@ class _RowReader:
             return Rejected(number, npi, "invalid_npi")
         try:
             deactivated_on = parse_date(deactivated)
+            reactivated_on = None
             if deactivated_on is not None:
                 reactivated_on = parse_date(reactivated)
                 if reactivated_on is None or reactivated_on < deactivated_on:
-                    return Deactivated(number, npi)
+                    return Deactivated(number, npi, deactivated_on)
             if entity not in ("1", "2"):
                 return Rejected(number, npi, "unknown_entity_type")
             is_dba = bool(other_org) and other_org_type == DBA_TYPE_CODE
@@ -197,6 +200,7 @@ class _RowReader:
                 enumeration_date=parse_date(enumerated),
                 last_update=parse_date(updated),
                 taxonomies=self._taxonomies(row),
+                reactivated_on=reactivated_on,
             )
         except ValueError:
             return Rejected(number, npi, "invalid_date")

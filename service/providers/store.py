@@ -15,7 +15,11 @@ from service.storage import elasticsearch_errors, missing_index
 async def _lookup_part(es: AsyncElasticsearch, names: IndexNames, npi: str, part: str) -> Any:
     with elasticsearch_errors("the provider index"):
         try:
-            response = await es.get(index=names.alias("providers"), id=npi, source_includes=part)
+            # Not real time: what search sees (the last refresh), so a provider's lookup and
+            # search documents change together while an update writes (indexer.live).
+            response = await es.get(
+                index=names.alias("providers"), id=npi, source_includes=part, realtime=False
+            )
         except NotFoundError as error:
             if missing_index(error):
                 raise

@@ -12,6 +12,7 @@ from elasticsearch import AsyncElasticsearch
 from core.index_contract import INDEX_KINDS, IndexNames
 from core.npi import is_valid_npi
 from indexer import versions
+from indexer.lock import current_lock
 from tests.conftest import SAMPLE_DIR
 from tests.indexer.conftest import indexer_process
 from tests.source_rows import active_rows, nppes_rows
@@ -57,7 +58,9 @@ async def test_a_bad_or_missing_file_is_exit_1_with_the_reason(
     assert code == 1 and "nowhere.csv" in stderr and "Traceback" not in stderr
     code, _, stderr = await run(es_url, index_names, "load", "--nppes", str(bad))
     assert code == 1 and "give --source-dir, or both --nppes and --nucc" in stderr
-    assert await es.indices.get(index=f"{index_names.prefix}-*") == {}  # nothing left behind
+    # Nothing left behind: no index but the (released) lock's.
+    assert set(await es.indices.get(index=f"{index_names.prefix}-*")) <= {index_names.lock()}
+    assert await current_lock(es, index_names) is None
 
 
 async def test_load_flags_shape_the_new_version(

@@ -156,8 +156,8 @@ async def test_a_bad_file_leaves_the_aliases_and_removes_partial_indices(
         )
     assert await versions.current_version(es, index_names) == good.version
     assert await versions.list_versions(es, index_names) == [good.version]
-    indices = await es.indices.get(index=f"{index_names.prefix}-*")
-    assert len(indices) == len(INDEX_KINDS)
+    versioned = ",".join(index_names.pattern(kind) for kind in INDEX_KINDS)
+    assert len(await es.indices.get(index=versioned)) == len(INDEX_KINDS)
 
 
 async def test_a_load_cancelled_midway_leaves_the_aliases(

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from indexer.cli import _parser
+from indexer.cli_parsers import parser
 from indexer.settings import IndexerSettings
 
 VARIABLES = ("ELASTICSEARCH_URL", "PD_INDEX_PREFIX", "PD_SHARDS", "PD_REPLICAS")
@@ -42,7 +42,7 @@ def test_bad_numbers_are_refused(settings_from: SettingsFrom) -> None:
 
 
 def test_flags_default_to_the_settings(settings_from: SettingsFrom) -> None:
-    args = _parser(settings_from()).parse_args(["load"])
+    args = parser(settings_from()).parse_args(["load"])
     assert (args.es_url, args.prefix, args.shards, args.replicas) == (
         "http://127.0.0.1:9200",
         "provider-directory",
@@ -55,7 +55,7 @@ def test_flags_default_to_the_settings(settings_from: SettingsFrom) -> None:
         PD_SHARDS="3",
         PD_REPLICAS="1",
     )
-    args = _parser(settings).parse_args(["load"])
+    args = parser(settings).parse_args(["load"])
     assert (args.es_url, args.prefix, args.shards, args.replicas) == (
         "http://127.0.0.1:9201",
         "weekly",
@@ -63,5 +63,5 @@ def test_flags_default_to_the_settings(settings_from: SettingsFrom) -> None:
         1,
     )
     flags = ["--es-url", "http://x:1", "--prefix", "p", "load", "--shards", "2"]
-    args = _parser(settings).parse_args(flags)
+    args = parser(settings).parse_args(flags)
     assert (args.es_url, args.prefix, args.shards) == ("http://x:1", "p", 2)

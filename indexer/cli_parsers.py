@@ -1,0 +1,161 @@
+"""The command line of ``provider-indexer``: every subcommand and its flags (the connection
+flags take their defaults from IndexerSettings)."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import date
+from pathlib import Path
+
+from indexer.load import LoadOptions
+from indexer.settings import IndexerSettings
+from indexer.update_options import UpdateOptions
+
+
+def _join_flags(parser: argparse.ArgumentParser) -> None:
+    """The files an NPPES row is joined with (load; update when they are not the recorded ones)."""
+    parser.add_argument("--source-dir", type=Path, help="directory holding the source files")
+    parser.add_argument("--nucc", type=Path, help="NUCC taxonomy CSV")
+    parser.add_argument("--dac", type=Path, action="append", help="DAC file (repeatable)")
+    parser.add_argument("--hospitals", type=Path, help="Hospital General Information CSV")
+
+
+def _load_parser(parser: argparse.ArgumentParser, settings: IndexerSettings) -> None:
+    _join_flags(parser)
+    parser.add_argument("--nppes", type=Path, help="NPPES npidata_pfile CSV (plain or gzip)")
+    parser.add_argument("--plans", type=Path, help="Plan Finder plans CSV")
+    parser.add_argument("--plan-county", type=Path, help="Plan Finder plan-by-county CSV")
+    parser.add_argument("--zip-plan", type=Path, help="Plan Finder plan-by-ZIP CSV")
+    parser.add_argument("--coverage", type=Path, action="append", help="coverage CSV (repeatable)")
+    parser.add_argument("--shards", type=int, default=settings.shards, help="PD_SHARDS")
+    parser.add_argument("--replicas", type=int, default=settings.replicas, help="PD_REPLICAS")
+    parser.add_argument("--max-bulk-errors", type=int, default=0)
+    parser.add_argument("--chunk-size", type=int, default=LoadOptions.chunk_size)
+    parser.add_argument("--concurrency", type=int, default=LoadOptions.concurrency)
+    parser.add_argument("--keep-versions", type=int, default=LoadOptions.keep_versions)
+    parser.add_argument(
+        "--no-force-merge",
+        action="store_true",
+        help="serve the new version as loaded, without merging it into one segment first",
+    )
+    parser.add_argument(
+        "--no-disk-check",
+        action="store_true",
+        help="start even when the estimated size of the new version exceeds the free disk",
+    )
+    parser.add_argument(
+        "--load-setting",
+        action="append",
+        default=[],
+        type=_key_value,
+        metavar="KEY=VALUE",
+        help="an index setting of the search index while it loads (repeatable), e.g."
+        " index.merge.policy.segments_per_tier=20",
+    )
+    _report_flags(parser, "CSV of rejected rows (default rejects/<version>.csv)")
+
+
+def _report_flags(parser: argparse.ArgumentParser, reject_help: str) -> None:
+    parser.add_argument("--reject-file", type=Path, help=reject_help)
+    parser.add_argument("--report-json", type=Path, help="also write the report as JSON here")
+
+
+def _update_parser(parser: argparse.ArgumentParser) -> None:
+    change = parser.add_mutually_exclusive_group(required=True)
+    change.add_argument(
+        "--nppes", type=Path, help="an NPPES incremental (weekly) file: same format as the full one"
+    )
+    change.add_argument(
+        "--coverage",
+        type=Path,
+        help="coverage rows to add, change or remove (the coverage CSV plus an action column)",
+    )
+    _join_flags(parser)
+    parser.description = (
+        "Apply a file to the live version in place. NPPES rows are joined with the side files"
+        " the live version was built from (recorded at load, checked unchanged); give"
+        " --source-dir or --nucc/--dac/--hospitals only to join with other files."
+    )
+    parser.add_argument("--max-bulk-errors", type=int, default=UpdateOptions.max_bulk_errors)
+    parser.add_argument("--batch-rows", type=int, default=UpdateOptions.batch_rows)
+    parser.add_argument(
+        "--today", type=date.fromisoformat, help="the day coverage is in force on (YYYY-MM-DD)"
+    )
+    _report_flags(parser, "CSV of rejected rows (default rejects/update-<kind>-...csv)")
+
+
+def _generate_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    generate = commands.add_parser(
+        "generate", help="write an NPPES-format file of N providers resampled from real rows"
+    )
+    generate.add_argument("count", type=int, help="number of providers (rows) to write")
+    generate.add_argument("--out", type=Path, required=True, help="output .csv or .csv.gz")
+    generate.add_argument(
+        "--source", type=Path, help="real NPPES file to resample (default: the bundled sample)"
+    )
+    generate.add_argument("--seed", type=int, default=1)
+    coverage = commands.add_parser(
+        "generate-coverage",
+        help="write a synthetic coverage CSV linking real NPIs to real plans by geography",
+    )
+    coverage.add_argument("--nppes", type=Path, required=True)
+    coverage.add_argument("--zip-plan", type=Path)
+    coverage.add_argument("--plan-county", type=Path)
+    coverage.add_argument("--plans", type=Path, required=True)
+    coverage.add_argument("--out", type=Path, required=True)
+    coverage.add_argument("--seed", type=int, default=1)
+    update = commands.add_parser(
+        "generate-update",
+        help="write an NPPES weekly incremental file made from the rows of an NPPES file",
+    )
+    update.add_argument(
+        "--source", type=Path, help="NPPES file the week changes (default: the bundled sample)"
+    )
+    update.add_argument("--out", type=Path, required=True, help="output .csv or .csv.gz")
+    update.add_argument(
+        "--rows", type=int, help="rows in a real week's proportions (default 0.2 %% of the source)"
+    )
+    for kind in ("new", "changed", "deactivated", "reactivated", "stale", "invalid"):
+        update.add_argument(f"--{kind}", type=int, help=f"exactly this many {kind} rows")
+    update.add_argument(
+        "--date", type=date.fromisoformat, help="the week's date (default: latest in source + 7)"
+    )
+    update.add_argument("--seed", type=int, default=1)
+
+
+def parser(settings: IndexerSettings) -> argparse.ArgumentParser:
+    main = argparse.ArgumentParser(
+        prog="provider-indexer",
+        description="Load the sources into a new index version and swap; apply weekly updates"
+        " in place; show status, roll back; generate scale and update files.",
+    )
+    main.add_argument(
+        "--es-url", default=settings.elasticsearch_url, help="default: ELASTICSEARCH_URL"
+    )
+    main.add_argument(
+        "--prefix",
+        default=settings.index_prefix,
+        help="index/alias name prefix (default: PD_INDEX_PREFIX)",
+    )
+    commands = main.add_subparsers(dest="command", required=True)
+    _load_parser(
+        commands.add_parser("load", help="load the sources into a new version, swap"), settings
+    )
+    _update_parser(
+        commands.add_parser("update", help="apply an NPPES weekly file or coverage changes")
+    )
+    commands.add_parser(
+        "status",
+        help="what each alias points to, the updates applied, the running job (exit 1 when"
+        " an alias is missing)",
+    )
+    commands.add_parser("rollback", help="swap every alias back to the previous full version")
+    _generate_parsers(commands)
+    return main
+
+
+def _key_value(text: str) -> tuple[str, str]:
+    key, equals, value = text.partition("=")
+    if not equals or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    return key, value

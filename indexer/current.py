@@ -1,0 +1,47 @@
+"""What the live version holds now for a batch of an update: documents by id, read in real
+time (an update sees its own writes before they are refreshed), and the coverage rows of NPIs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import date
+from typing import Any, cast
+
+from elasticsearch import AsyncElasticsearch
+from elasticsearch.helpers import async_scan
+
+from core.documents import CoverageDoc
+from core.index_contract import network_key
+from indexer.pipeline import in_force
+
+
+async def documents(
+    es: AsyncElasticsearch, index: str, ids: Sequence[str], fields: Sequence[str] = ()
+) -> dict[str, dict[str, Any]]:
+    """The sources (only ``fields`` when given) of the documents of ``ids`` that exist, by id."""
+    if not ids:
+        return {}
+    includes = list(fields) or None
+    found = await es.mget(index=index, ids=list(ids), realtime=True, source_includes=includes)
+    return {doc["_id"]: doc["_source"] for doc in found["docs"] if doc.get("found")}
+
+
+async def coverage_rows(
+    es: AsyncElasticsearch, index: str, npis: Sequence[str]
+) -> dict[str, dict[str, CoverageDoc]]:
+    """Every coverage row of these NPIs as last refreshed, by NPI, then by document id."""
+    rows: dict[str, dict[str, CoverageDoc]] = {}
+    if not npis:
+        return rows
+    query = {"query": {"terms": {"npi": list(npis)}}}
+    async for hit in async_scan(es, index=index, query=query, size=5000):
+        doc = cast(CoverageDoc, hit["_source"])
+        rows.setdefault(doc["npi"], {})[hit["_id"]] = doc
+    return rows
+
+
+def networks(rows: Iterable[CoverageDoc], today: date) -> list[str]:
+    """The ``inNetwork`` value of a provider with these coverage rows (as a load computes it)."""
+    return sorted(
+        {network_key(doc["contractYear"], doc["bidId"]) for doc in rows if in_force(doc, today)}
+    )

@@ -1,0 +1,155 @@
+"""``provider-indexer update --coverage FILE``: participation rows added, changed or removed in
+the live version, in the coverage CSV format plus an ``action`` column (indexer.sources.coverage:
+``upsert`` or empty, ``delete``).
+
+Each row ends as one outcome: **added** (no row with its key yet), **changed** (a row with its
+key differs, e.g. a new termination date), **removed** (a ``delete`` of an existing row),
+**unchanged** (equal, or a ``delete`` of a row that is not there), or **rejected** with its
+reason (as ``load`` rejects rows; a key twice in the file: the first wins).
+
+Then the search document of every provider the file names gets the networks it is in as of
+today, computed as ``load`` computes them from the coverage it now holds, so the in-network
+filter and coverage answers agree; both become visible in one refresh
+(indexer.live.visible_together). Run again after a failure, it completes what is missing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from core.clock import today_utc
+from core.documents import CoverageDoc
+from indexer import current
+from indexer.bulk import Action, Origin, action_lines, bulk_index, chunked
+from indexer.live import LiveVersion, live_version, record_update, visible_together
+from indexer.lock import job_lock
+from indexer.rejects import Rejects
+from indexer.sources.coverage import CoverageDelete, CoverageRow, read_coverage
+from indexer.sources.csvfiles import Rejected
+from indexer.update_options import UpdateError, UpdateOptions, reject_path
+from indexer.update_report import UpdateReport
+
+Item = CoverageRow | CoverageDelete | Rejected
+
+
+class _Applier:
+    def __init__(
+        self, live: LiveVersion, report: UpdateReport, rejects: Rejects, today: date
+    ) -> None:
+        self._index = live.indices["coverage"]
+        self._search = live.indices["search"]
+        self._report = report
+        self._rejects = rejects
+        self._today = today
+        self._seen: set[str] = set()
+        # What this file wrote, by NPI and row id (None: removed), over the rows as last refreshed.
+        self.written: dict[str, dict[str, CoverageDoc | None]] = {}
+
+    def _accept(self, items: Iterable[Item]) -> list[CoverageRow | CoverageDelete]:
+        accepted: list[CoverageRow | CoverageDelete] = []
+        for item in items:
+            self._report.rows_read += 1
+            if isinstance(item, Rejected):
+                reason, npi = item.reason, item.npi
+            elif item.doc_id in self._seen:
+                reason, npi = "duplicate", item.doc["npi"] if isinstance(item, CoverageRow) else ""
+            else:
+                self._seen.add(item.doc_id)
+                self.written.setdefault(_npi(item), {})
+                accepted.append(item)
+                continue
+            self._report.rejected[reason] += 1
+            self._rejects.add(self._report.file, item.row_number, npi, reason)
+        return accepted
+
+    async def apply(self, items: Iterable[Item], es: Any) -> None:
+        accepted = self._accept(items)
+        indexed = await current.documents(es, self._index, [item.doc_id for item in accepted])
+        outcomes = self._report.outcomes
+        planned: list[tuple[Action, str, CoverageRow | CoverageDelete]] = []
+        for item in accepted:
+            old = indexed.get(item.doc_id)
+            origin = Origin(self._report.file, item.row_number, _npi(item))
+            if isinstance(item, CoverageDelete):
+                if old is None:
+                    outcomes["unchanged"] += 1
+                    continue
+                line = action_lines("delete", self._index)(item.doc_id)
+                planned.append(((line, b"", origin), "removed", item))
+                continue
+            source = orjson.dumps(item.doc)
+            if old == orjson.loads(source):
+                outcomes["unchanged"] += 1
+                continue
+            line = action_lines("index", self._index)(item.doc_id)
+            planned.append(((line, source, origin), "added" if old is None else "changed", item))
+        result = await bulk_index(es, [action for action, _, _ in planned])
+        failed = {failure.doc_id: failure for failure in result.failed}
+        for (_, _, origin), outcome, item in planned:
+            failure = failed.get(item.doc_id)
+            if failure is not None:
+                self._report.rejected["bulk_error"] += 1
+                reason = f"bulk_error: {failure.reason}"
+                self._rejects.add(self._report.file, origin.row, origin.npi, reason)
+                continue
+            outcomes[outcome] += 1
+            doc = item.doc if isinstance(item, CoverageRow) else None
+            self.written[origin.npi][item.doc_id] = doc
+
+    async def rewrite_networks(self, es: Any, batch: int) -> None:
+        """The search documents of the providers named, with the networks they are in now."""
+        for npis in chunked(sorted(self.written), batch):
+            refreshed = await current.coverage_rows(es, self._index, npis)
+            searched = await current.documents(es, self._search, npis, ["inNetwork"])
+            actions: list[Action] = []
+            for npi in npis:
+                if npi not in searched:
+                    continue  # coverage of an NPI without a provider (as in a load)
+                rows = {**refreshed.get(npi, {}), **self.written[npi]}
+                networks = current.networks([d for d in rows.values() if d], self._today)
+                if searched[npi].get("inNetwork") != networks:
+                    line = action_lines("update", self._search)(npi)
+                    body = orjson.dumps({"doc": {"inNetwork": networks}})
+                    actions.append((line, body, Origin(self._report.file, 0, npi)))
+            result = await bulk_index(es, actions)
+            if result.failed:
+                raise UpdateError(
+                    f"coverage rows written, but the networks of {len(result.failed)} providers"
+                    f" in search were not ({result.failed[0].reason}); run the update again"
+                )
+            self._report.search_rewritten += len(actions)
+
+
+def _npi(item: CoverageRow | CoverageDelete) -> str:
+    return item.doc["npi"] if isinstance(item, CoverageRow) else item.npi
+
+
+async def update_coverage(es: Any, path: Path, options: UpdateOptions) -> UpdateReport:
+    """Apply a coverage delta file to the live version; returns the report."""
+    started = time.monotonic()
+    report = UpdateReport("coverage", path.name)
+    async with job_lock(es, options.names, "update", path.name) as previous:
+        report.took_over_from = previous.describe() if previous else None
+        live = await live_version(es, options.names)
+        report.version = live.version
+        target = reject_path(options, report)
+        with Rejects(target) as rejects:
+            applier = _Applier(live, report, rejects, options.today or today_utc())
+            async with visible_together(es, [live.indices["coverage"], live.indices["search"]]):
+                for batch in chunked(read_coverage(path), options.batch_rows):
+                    await applier.apply(batch, es)
+                await applier.rewrite_networks(es, options.batch_rows)
+        report.reject_file = target if rejects.written else None
+        report.finish(time.monotonic() - started)
+        await record_update(es, live, report.history_entry())
+    if report.rejected["bulk_error"] > options.max_bulk_errors:
+        raise UpdateError(
+            f"{report.rejected['bulk_error']} rows failed to index; see {report.reject_file}"
+        )
+    return report

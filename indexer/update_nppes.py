@@ -1,0 +1,234 @@
+"""``provider-indexer update --nppes FILE``: an NPPES incremental file (the weekly file CMS
+publishes: same format, only the NPIs created, changed, deactivated or reactivated) applied in
+place to the live version.
+
+Each row ends as exactly one outcome, decided against what is indexed now:
+- **stale**: its "Last Update Date" (a deactivation: its deactivation date) is older than the
+  indexed provider's; nothing is written;
+- **unchanged**: the documents it gives equal the indexed ones (or it deactivates an NPI that
+  is not indexed); nothing is written, so ETags stay and applying a file twice changes nothing;
+- **added** / **reactivated** (the NPI is not indexed; reactivated when the row carries an NPPES
+  reactivation date), **changed**: both documents written, built exactly as ``load`` builds
+  them, joined with the side files the version was built from (indexer.provenance) and the
+  provider's networks as the coverage index holds them;
+- **deactivated**: both documents deleted (the NPI answers 404, as after a full load of a file
+  that deactivates it);
+- **rejected** with its reason, as ``load`` rejects rows, into the reject file.
+
+A provider's two documents go in one bulk request; if Elasticsearch refuses one of them, the
+other is put back as it was, so every provider is old or new, never half. Nothing becomes
+visible before the end (indexer.live.visible_together). A deactivated NPI is forgotten, as a full
+load forgets it: a later row for it is applied whatever its date.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from core.clock import today_utc
+from indexer import current
+from indexer.bulk import Action, Origin, action_lines, bulk_index, chunked
+from indexer.documents import Extras, build_documents
+from indexer.live import LiveVersion, live_version, record_update, visible_together
+from indexer.lock import job_lock
+from indexer.npiset import NpiSet
+from indexer.provenance import JoinFiles, recorded_join_files
+from indexer.rejects import Rejects
+from indexer.sources.dac import DacTable, read_dac
+from indexer.sources.hospitals import read_hospitals
+from indexer.sources.nppes import Deactivated, NppesRecord, NppesRow, Rejected, read_nppes
+from indexer.sources.nucc import TaxonomyEntry, read_nucc
+from indexer.update_options import UpdateError, UpdateOptions, reject_path
+from indexer.update_report import UpdateReport
+
+Doc = dict[str, Any]
+
+
+@dataclass(slots=True)
+class _Write:
+    """One provider's documents, as indexed now and as the row makes them (None: absent)."""
+
+    outcome: str
+    origin: Origin
+    old: tuple[Doc | None, Doc | None]  # (lookup, search)
+    new: tuple[Doc | None, Doc | None]
+
+
+@dataclass(frozen=True)
+class _Joins:
+    nucc: dict[str, TaxonomyEntry]
+    dac: DacTable
+
+
+def _read_joins(files: JoinFiles) -> _Joins:
+    hospitals = read_hospitals(files.hospitals) if files.hospitals else {}
+    # The side files' own rejects were reported by the load that first read them.
+    dac = read_dac(files.dac, hospitals, lambda *_: None) if files.dac else DacTable({}, {}, {})
+    return _Joins(read_nucc(files.nucc), dac)
+
+
+def _older(row_date: date | None, indexed: Doc) -> bool:
+    last = indexed["provider"]["lastUpdated"]
+    return row_date is not None and last is not None and row_date.isoformat() < last
+
+
+def _json(doc: object) -> Doc:
+    """The document as Elasticsearch returns it, to compare with what is indexed."""
+    parsed: Doc = orjson.loads(orjson.dumps(doc))
+    return parsed
+
+
+class _Applier:
+    def __init__(
+        self,
+        live: LiveVersion,
+        joins: _Joins,
+        report: UpdateReport,
+        rejects: Rejects,
+        today: date,
+    ) -> None:
+        self._live = live
+        self._joins = joins
+        self._report = report
+        self._rejects = rejects
+        self._today = today
+        self._seen = NpiSet()
+
+    def _accept(self, rows: Iterable[NppesRow]) -> list[NppesRecord | Deactivated]:
+        accepted: list[NppesRecord | Deactivated] = []
+        for row in rows:
+            self._report.rows_read += 1
+            reason = row.reason if isinstance(row, Rejected) else None
+            if reason is None and not self._seen.add(row.npi):
+                reason = "duplicate_npi"
+            if reason is None:
+                assert not isinstance(row, Rejected)
+                accepted.append(row)
+            else:
+                self._report.rejected[reason] += 1
+                self._rejects.add(self._report.file, row.row_number, row.npi, reason)
+        return accepted
+
+    def _record_write(
+        self, row: NppesRecord, indexed: tuple[Doc | None, Doc | None], coverage: Any
+    ) -> _Write | None:
+        npi = row.npi
+        dac = self._joins.dac
+        extras = Extras(
+            dac.rows.get(npi) or (),
+            dac.languages.get(npi) or (),
+            current.networks(coverage.get(npi, {}).values(), self._today),
+        )
+        docs = build_documents(row, self._joins.nucc, extras)
+        new = (_json(docs.lookup()), _json(docs.search))
+        if new == indexed:
+            return None
+        outcome = "changed" if indexed[0] else "reactivated" if row.reactivated_on else "added"
+        return _Write(outcome, Origin(self._report.file, row.row_number, npi), indexed, new)
+
+    async def apply(self, rows: Iterable[NppesRow], es: Any) -> None:
+        accepted = self._accept(rows)
+        npis = [row.npi for row in accepted]
+        indices = self._live.indices
+        lookups, searches, coverage = await asyncio.gather(
+            current.documents(es, indices["providers"], npis),
+            current.documents(es, indices["search"], npis),
+            current.coverage_rows(
+                es, indices["coverage"], [r.npi for r in accepted if isinstance(r, NppesRecord)]
+            ),
+        )
+        writes: list[_Write] = []
+        outcomes = self._report.outcomes
+        for row in accepted:
+            indexed = (lookups.get(row.npi), searches.get(row.npi))
+            if isinstance(row, Deactivated):
+                if indexed[0] is None and indexed[1] is None:
+                    outcomes["unchanged"] += 1
+                elif indexed[0] is not None and _older(row.deactivated_on, indexed[0]):
+                    outcomes["stale"] += 1
+                else:
+                    origin = Origin(self._report.file, row.row_number, row.npi)
+                    writes.append(_Write("deactivated", origin, indexed, (None, None)))
+                continue
+            if indexed[0] is not None and _older(row.last_update, indexed[0]):
+                outcomes["stale"] += 1
+                continue
+            write = self._record_write(row, indexed, coverage)
+            if write is None:
+                outcomes["unchanged"] += 1
+            else:
+                writes.append(write)
+        await self._write(es, writes)
+
+    def _actions(self, writes: Iterable[_Write], state: str) -> list[Action]:
+        lines: list[Action] = []
+        for write in writes:
+            docs = write.new if state == "new" else write.old
+            npi, origin = write.origin.npi, write.origin
+            for kind, doc in zip(("providers", "search"), docs, strict=True):
+                index = self._live.indices["providers" if kind == "providers" else "search"]
+                if doc is None:  # a delete has no source line: an empty line, which bulk skips
+                    lines.append((action_lines("delete", index)(npi), b"", origin))
+                else:
+                    lines.append((action_lines("index", index)(npi), orjson.dumps(doc), origin))
+        return lines
+
+    async def _write(self, es: Any, writes: list[_Write]) -> None:
+        # Two actions per provider and an even chunk size: a provider's pair shares a request.
+        result = await bulk_index(es, self._actions(writes, "new"), chunk_size=1000)
+        failed = {f.origin.npi: f for f in result.failed if f.origin is not None}
+        # A refused delete of a document that was already gone is no failure.
+        failed = {npi: f for npi, f in failed.items() if f.status != 404}
+        undo = [write for write in writes if write.origin.npi in failed]
+        if undo:
+            restored = await bulk_index(es, self._actions(undo, "old"), chunk_size=1000)
+            if restored.failed:
+                raise UpdateError(
+                    f"{len(restored.failed)} documents could not be put back after a failed"
+                    " write; run the update again"
+                )
+        for write in writes:
+            failure = failed.get(write.origin.npi)
+            if failure is None:
+                self._report.outcomes[write.outcome] += 1
+                self._report.removed += write.outcome == "deactivated"
+                continue
+            self._report.rejected["bulk_error"] += 1
+            reason = f"bulk_error: {failure.reason}"
+            self._rejects.add(self._report.file, write.origin.row, write.origin.npi, reason)
+
+
+async def update_nppes(es: Any, path: Path, options: UpdateOptions) -> UpdateReport:
+    """Apply an NPPES incremental file to the live version; returns the report."""
+    started = time.monotonic()
+    report = UpdateReport("nppes", path.name)
+    async with job_lock(es, options.names, "update", path.name) as previous:
+        report.took_over_from = previous.describe() if previous else None
+        live = await live_version(es, options.names)
+        report.version = live.version
+        files = options.join_files or recorded_join_files(live.record.get("sources"))
+        joins = await asyncio.to_thread(_read_joins, files)
+        target = reject_path(options, report)
+        with Rejects(target) as rejects:
+            applier = _Applier(live, joins, report, rejects, options.today or today_utc())
+            indices = [live.indices["providers"], live.indices["search"]]
+            async with visible_together(es, indices):
+                for batch in chunked(read_nppes(path), options.batch_rows):
+                    await applier.apply(batch, es)
+        report.reject_file = target if rejects.written else None
+        report.finish(time.monotonic() - started)
+        await record_update(es, live, report.history_entry())
+    if report.rejected["bulk_error"] > options.max_bulk_errors:
+        raise UpdateError(
+            f"{report.rejected['bulk_error']} rows failed to index (their providers are as they"
+            f" were); see {report.reject_file}"
+        )
+    return report

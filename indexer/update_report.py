@@ -1,0 +1,101 @@
+"""What an update did with every row of its file: the operator's proof, as ``LoadReport`` is
+for a load, and the entry kept in the live version's list of updates (``status``)."""
+
+from __future__ import annotations
+
+import resource
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+UpdateKind = Literal["nppes", "coverage"]
+# Every row of a file ends as exactly one of these (or rejected with a reason).
+NPPES_OUTCOMES = ("added", "changed", "reactivated", "deactivated", "unchanged", "stale")
+COVERAGE_OUTCOMES = ("added", "changed", "removed", "unchanged")
+
+
+@dataclass
+class UpdateReport:
+    kind: UpdateKind
+    file: str
+    version: str = ""
+    rows_read: int = 0
+    outcomes: Counter[str] = field(default_factory=Counter)
+    rejected: Counter[str] = field(default_factory=Counter)  # by reason
+    removed: int = 0  # NPPES: deactivated rows whose provider was indexed (now gone)
+    search_rewritten: int = 0  # coverage: search documents given their new networks
+    took_over_from: str | None = None  # the job whose stale lock this update took over
+    reject_file: Path | None = None
+    applied_at: str = ""
+    elapsed_s: float = 0.0
+    peak_rss_mb: float = 0.0
+
+    @property
+    def accounted(self) -> bool:
+        return self.rows_read == sum(self.outcomes.values()) + sum(self.rejected.values())
+
+    @property
+    def changed_anything(self) -> bool:
+        unchanged = {"unchanged", "stale"}
+        return self.removed > 0 or any(
+            count for outcome, count in self.outcomes.items() if outcome not in unchanged
+        )
+
+    def finish(self, elapsed_s: float) -> None:
+        self.applied_at = datetime.now(UTC).isoformat(timespec="seconds")
+        self.elapsed_s = elapsed_s
+        self.peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+    def history_entry(self) -> dict[str, Any]:
+        """What ``status`` lists (kept in the version's ``_meta``)."""
+        return {
+            "kind": self.kind,
+            "file": self.file,
+            "applied": self.applied_at,
+            "rows": self.rows_read,
+            "outcomes": dict(self.outcomes),
+            "rejected": sum(self.rejected.values()),
+            "elapsed_s": round(self.elapsed_s, 1),
+        }
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            **self.history_entry(),
+            "version": self.version,
+            "rejected_by_reason": dict(self.rejected),
+            "removed": self.removed,
+            "search_rewritten": self.search_rewritten,
+            "took_over_from": self.took_over_from,
+            "reject_file": str(self.reject_file) if self.reject_file else None,
+            "accounted": self.accounted,
+            "peak_rss_mb": self.peak_rss_mb,
+        }
+
+
+def format_update_report(report: UpdateReport) -> list[str]:
+    names = NPPES_OUTCOMES if report.kind == "nppes" else COVERAGE_OUTCOMES
+    rejected = ", ".join(f"{k}={v}" for k, v in sorted(report.rejected.items())) or "none"
+    lines = [
+        f"update             {report.kind} {report.file} -> version {report.version}",
+        f"rows read          {report.rows_read:,}",
+    ]
+    lines += [f"  {name:<16} {report.outcomes[name]:,}" for name in names]
+    lines += [
+        f"  rejected         {sum(report.rejected.values()):,} ({rejected})",
+        f"  all accounted    {'yes' if report.accounted else 'NO'}",
+    ]
+    if report.kind == "nppes":
+        lines.append(f"providers removed  {report.removed:,} (deactivated and indexed)")
+    else:
+        lines.append(f"search rewritten   {report.search_rewritten:,} providers' networks")
+    if report.took_over_from:
+        lines.append(f"took over from     {report.took_over_from} (it did not finish)")
+    if report.reject_file is not None:
+        lines.append(f"reject file        {report.reject_file}")
+    lines += [
+        f"elapsed            {report.elapsed_s:.1f} s",
+        f"peak RSS           {report.peak_rss_mb:,.0f} MB",
+    ]
+    return lines
