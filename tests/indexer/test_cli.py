@@ -34,13 +34,16 @@ async def test_load_status_rollback(
     await _run(es_url, index_names, "load", "--source-dir", "data/sample")
     second = await versions.current_version(es, index_names)
 
-    status = (await _run(es_url, index_names, "status")).splitlines()
-    assert len(status) == len(INDEX_KINDS)
+    lines = (await _run(es_url, index_names, "status")).splitlines()
+    status, live = lines[: len(INDEX_KINDS)], lines[len(INDEX_KINDS) :]
     for line, kind in zip(status, INDEX_KINDS, strict=True):
         alias, arrow, index, count, docs, loaded = line.split()
         assert (alias, arrow, docs) == (index_names.alias(kind), "->", "docs")
         assert index == index_names.versioned(kind, str(second))
         assert int(count) == report["documents"][kind] and loaded.startswith("20")
+    assert live[0].startswith(f"live version       {second}, loaded 20")
+    assert live[0].endswith("from npidata_pfile_sample.csv.gz")
+    assert live[1:] == ["updates applied    none since the load", "running job        none"]
 
     rolled = await _run(es_url, index_names, "rollback")
     assert rolled.strip() == f"rolled back to version {report['version']}"

@@ -1,0 +1,147 @@
+"""``provider-indexer update`` as an operator runs it: killed midway and run again, refused
+beside a running job, listed by ``status``, dropped by ``rollback`` with a word about it."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import time
+from pathlib import Path
+
+import pytest
+from elasticsearch import AsyncElasticsearch
+
+import tests.conftest as shared
+from core.index_contract import IndexNames
+from devtools.tcp_proxy import TcpProxy
+from indexer.generate_update import UpdateCounts, generate_update
+from indexer.live import live_version
+from indexer.load import LoadOptions, SourceFiles, load
+from indexer.lock import job_lock
+from indexer.update_nppes import update_nppes
+from indexer.update_options import UpdateOptions
+from tests.indexer.conftest import indexer_process
+
+MANY = UpdateCounts(new=200, changed=1500, deactivated=100, reactivated=0, stale=0)
+
+
+async def _loaded(es: AsyncElasticsearch, names: IndexNames, sources: SourceFiles) -> None:
+    await load(es, sources, LoadOptions(names=names, today=shared.SAMPLE_TODAY, keep_versions=2))
+
+
+async def _cli(es_url: str, names: IndexNames, *args: str) -> tuple[int, str, str]:
+    process = indexer_process(es_url, names, *args)
+    stdout, stderr = await asyncio.to_thread(process.communicate, timeout=120)
+    return process.returncode, stdout, stderr
+
+
+async def _writes(es: AsyncElasticsearch, index: str) -> int:
+    stats = await es.indices.stats(index=index, metric="indexing")
+    indexing = stats["_all"]["primaries"]["indexing"]
+    return int(indexing["index_total"]) + int(indexing["delete_total"])
+
+
+async def _disagreeing(es: AsyncElasticsearch, names: IndexNames, npis: list[str]) -> list[str]:
+    """NPIs whose lookup and search documents (as written, not yet refreshed) disagree."""
+    live = await live_version(es, names)
+    found = {}
+    for kind in ("providers", "search"):
+        answer = await es.mget(index=live.indices[kind], ids=npis, realtime=True)
+        found[kind] = {d["_id"]: d.get("_source") for d in answer["docs"]}
+    return [
+        npi
+        for npi in npis
+        if (found["providers"][npi] or {}).get("provider")
+        != (found["search"][npi] or {}).get("provider")
+    ]
+
+
+async def test_an_update_killed_midway_leaves_whole_providers_and_completes_when_run_again(
+    es: AsyncElasticsearch,
+    es_url: str,
+    es_proxy: TcpProxy,
+    index_names: IndexNames,
+    sample_sources: SourceFiles,
+    tmp_path: Path,
+) -> None:
+    await _loaded(es, index_names, sample_sources)
+    week = generate_update(sample_sources.nppes, tmp_path / "week.csv", MANY, seed=3)
+    live = await live_version(es, index_names)
+    before = await _writes(es, live.indices["search"])
+    process = indexer_process(
+        es_proxy.url, index_names, "update", "--nppes", str(week.out), "--batch-rows", "20"
+    )
+    deadline = time.monotonic() + 60
+    while await _writes(es, live.indices["search"]) == before:
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "the update wrote nothing within 60 s"
+        await asyncio.sleep(0.01)
+    es_proxy.set_mode("pause")  # its next request waits: it cannot finish
+    await es_proxy.wait_held()
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=10)
+    es_proxy.set_mode("reset")
+
+    npis = [*week.npis.new, *week.npis.changed, *week.npis.deactivated]
+    assert await _disagreeing(es, index_names, npis) == []
+    written = await _writes(es, live.indices["search"]) - before
+    assert 0 < written < len(npis), "the kill did not land midway"
+    _, status, _ = await _cli(es_url, index_names, "status")
+    assert "refresh paused" in status and "running job        update of week.csv" in status
+
+    report = await update_nppes(
+        es, week.out, UpdateOptions(names=index_names, today=shared.SAMPLE_TODAY)
+    )
+    assert report.took_over_from is not None and "update of week.csv" in report.took_over_from
+    assert report.accounted and report.outcomes["unchanged"] > 0
+    again = await update_nppes(
+        es, week.out, UpdateOptions(names=index_names, today=shared.SAMPLE_TODAY)
+    )
+    assert not again.changed_anything
+    _, status, _ = await _cli(es_url, index_names, "status")
+    assert "refresh paused" not in status and "running job        none" in status
+
+
+def shared_url(es: AsyncElasticsearch) -> str:
+    return str(es.transport.node_pool.get().base_url)
+
+
+async def test_status_lists_updates_and_rollback_says_what_it_drops(
+    es: AsyncElasticsearch, es_url: str, index_names: IndexNames, sample_sources: SourceFiles,
+    tmp_path: Path,
+) -> None:  # fmt: skip
+    await _loaded(es, index_names, sample_sources)
+    await _loaded(es, index_names, sample_sources)
+    week = generate_update(sample_sources.nppes, tmp_path / "week.csv", MANY, seed=4)
+    code, out, err = await _cli(es_url, index_names, "update", "--nppes", str(week.out))
+    assert code == 0, err
+    assert f"  changed          {MANY.changed:,}" in out and "all accounted    yes" in out
+
+    code, status, _ = await _cli(es_url, index_names, "status")
+    assert code == 0 and "updates applied    1, oldest first:" in status
+    [line] = [line for line in status.splitlines() if "week.csv" in line]
+    assert f"{week.rows:,} rows" in line and f"changed {MANY.changed:,}" in line
+
+    code, out, _ = await _cli(es_url, index_names, "rollback")
+    assert code == 0 and "lost: the 1 updates applied to version" in out and "week.csv" in out
+
+
+async def test_the_cli_refuses_an_update_beside_a_load_and_names_it(
+    es: AsyncElasticsearch, es_url: str, index_names: IndexNames, sample_sources: SourceFiles,
+    tmp_path: Path,
+) -> None:  # fmt: skip
+    await _loaded(es, index_names, sample_sources)
+    week = generate_update(sample_sources.nppes, tmp_path / "week.csv", MANY, seed=5)
+    async with job_lock(es, index_names, "load", "npidata_pfile_next.csv"):
+        code, _, err = await _cli(es_url, index_names, "update", "--nppes", str(week.out))
+    assert code == 75 and "load of npidata_pfile_next.csv" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("flag", ["--nppes", "--coverage"])
+async def test_an_update_without_a_loaded_version_says_to_load_first(
+    es_url: str, index_names: IndexNames, tmp_path: Path, flag: str
+) -> None:
+    empty = tmp_path / "file.csv"
+    empty.write_text("NPI\n")
+    code, _, err = await _cli(es_url, index_names, "update", flag, str(empty))
+    assert code == 1 and "run provider-indexer load" in err and "Traceback" not in err
