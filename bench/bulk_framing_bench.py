@@ -48,7 +48,7 @@ from elasticsearch.helpers import async_streaming_bulk
 
 from core.es_client import make_client
 from core.index_contract import INDEX_KINDS
-from indexer.bulk import Action, BulkResult, Failure, Origin, bulk_index
+from indexer.bulk import Action, BulkResult, Failure, Origin, bulk_index, chunked
 from indexer.load import SourceFiles, batch_gc, read_side_tables
 from indexer.pipeline import ActionStream
 from indexer.rejects import Rejects
@@ -98,19 +98,13 @@ async def _old_send(es: AsyncElasticsearch, chunk: list[Action], result: BulkRes
         result.failed.extend(_old_failure(item, origins) for item in failed)
 
 
-def _chunks(actions: Iterable[Action], size: int) -> Iterator[list[Action]]:
-    iterator = iter(actions)
-    while chunk := list(islice(iterator, size)):
-        yield chunk
-
-
 async def old_bulk_index(
     es: AsyncElasticsearch, actions: Iterable[Action], *, chunk_size: int, concurrency: int
 ) -> BulkResult:
     result = BulkResult()
     in_flight: set[asyncio.Task[None]] = set()
     try:
-        for chunk in _chunks(actions, chunk_size):
+        for chunk in chunked(actions, chunk_size):
             if len(in_flight) >= concurrency:
                 done, in_flight = await asyncio.wait(in_flight, return_when=asyncio.FIRST_COMPLETED)
                 for task in done:

@@ -101,6 +101,7 @@ class _Applier:
         self._rejects = rejects
         self._today = today
         self._seen = NpiSet()
+        self._pair = (live.indices["providers"], live.indices["search"])  # as _Write holds them
 
     def _accept(self, rows: Iterable[NppesRow]) -> list[NppesRecord | Deactivated]:
         accepted: list[NppesRecord | Deactivated] = []
@@ -173,8 +174,7 @@ class _Applier:
         for write in writes:
             docs = write.new if state == "new" else write.old
             npi, origin = write.origin.npi, write.origin
-            for kind, doc in zip(("providers", "search"), docs, strict=True):
-                index = self._live.indices["providers" if kind == "providers" else "search"]
+            for index, doc in zip(self._pair, docs, strict=True):
                 if doc is None:  # a delete has no source line: an empty line, which bulk skips
                     lines.append((action_lines("delete", index)(npi), b"", origin))
                 else:
