@@ -14,10 +14,12 @@ from elasticsearch import AsyncElasticsearch
 import tests.conftest as shared
 from core.index_contract import IndexNames
 from devtools.tcp_proxy import TcpProxy
+from indexer.cli import main
 from indexer.generate_update import UpdateCounts, generate_update
 from indexer.live import live_version
 from indexer.load import LoadOptions, SourceFiles, load
 from indexer.lock import job_lock
+from indexer.sources.nppes import Deactivated, Rejected, read_nppes
 from indexer.update_nppes import update_nppes
 from indexer.update_options import UpdateOptions
 from tests.indexer.conftest import indexer_process
@@ -145,3 +147,15 @@ async def test_an_update_without_a_loaded_version_says_to_load_first(
     empty.write_text("NPI\n")
     code, _, err = await _cli(es_url, index_names, "update", flag, str(empty))
     assert code == 1 and "run provider-indexer load" in err and "Traceback" not in err
+
+
+def test_generate_update_writes_the_kinds_asked_for(tmp_path: Path) -> None:
+    out = tmp_path / "week.csv.gz"
+    args = ["generate-update", "--out", str(out), "--rows", "100", "--invalid", "2"]
+    assert main(args) == 0
+    rows = list(read_nppes(out))
+    assert len(rows) == 102
+    assert sum(isinstance(row, Rejected) and row.reason == "invalid_npi" for row in rows) == 2
+    assert (
+        sum(isinstance(row, Deactivated) for row in rows) == UpdateCounts.week(0, 100).deactivated
+    )
