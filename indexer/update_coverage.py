@@ -58,7 +58,7 @@ class _Applier:
             if isinstance(item, Rejected):
                 reason, npi = item.reason, item.npi
             elif item.doc_id in self._seen:
-                reason, npi = "duplicate", item.doc["npi"] if isinstance(item, CoverageRow) else ""
+                reason, npi = "duplicate", _npi(item)
             else:
                 self._seen.add(item.doc_id)
                 self.written.setdefault(_npi(item), {})

@@ -268,10 +268,6 @@ async def test_rejected_rows_are_counted_by_reason_and_listed(live: Live) -> Non
     assert await live.status(new) == "in_network"  # the first of the two rows won
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="indexer/update_coverage.py _Applier._accept lists a duplicate delete with NPI ''",
-)
 async def test_a_duplicate_delete_is_listed_with_its_npi(live: Live) -> None:
     row = _sole_in_force()[0]
     report = await live.update([_delete(row), _delete(row)], "twice.csv")
