@@ -119,7 +119,8 @@ async def _load(es: AsyncElasticsearch, sources: SourceFiles, options: LoadOptio
     report = LoadReport(version=versions.new_version())
     reject_path = options.reject_file or Path("rejects") / f"{report.version}.csv"
     with Rejects(reject_path) as rejects:
-        tables = read_side_tables(sources, rejects, report)
+        # In a thread: the lock's heartbeat (indexer.lock) goes on while national files parse.
+        tables = await asyncio.to_thread(read_side_tables, sources, rejects, report)
         record = {"sources": await asyncio.to_thread(provenance.describe, sources)}
         report.orphans_removed = await remove_orphans(es, options.names)
         if options.disk_check:
