@@ -15,8 +15,8 @@ from core.es_client import make_client
 from core.index_contract import IndexNames
 from devtools import es_launcher
 from devtools.settings import DevServerSettings
-from indexer.cli import print_report
 from indexer.load import LoadOptions, SourceFiles, load
+from indexer.report import format_report
 from service.web.app import create_app
 from service.web.auth import mint_token
 from service.web.logs import configure_logging
@@ -37,7 +37,7 @@ async def _load_sample(url: str, names: IndexNames) -> None:
         report = await load(
             es, SourceFiles.discover(SAMPLE_DIR), LoadOptions(names=names, progress=True)
         )
-        print_report(report)
+        print("\n".join(format_report(report)))
     finally:
         await es.close()
 
