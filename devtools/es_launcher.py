@@ -1,8 +1,11 @@
 """Find or start the Elasticsearch node that development, tests and CI use (DESIGN 4).
 
-Resolution order: ``ELASTICSEARCH_URL`` when set; else a testcontainers node when a Docker engine
-answers; else a local single node from Maven Central's integ-test-zip (devtools/distribution.py),
-kept in a git-ignored cache.
+``PD_ES_MODE`` chooses: ``url`` (``ELASTICSEARCH_URL``), ``docker`` (a container,
+devtools/docker_node.py) or ``local`` (a single node from Maven Central's integ-test-zip,
+devtools/local_node.py, kept in a git-ignored cache). Unset (``auto``): ``ELASTICSEARCH_URL`` when
+set; else Docker when an engine answers and can provide the image; else local. An engine that
+answers but cannot provide the image (no registry reachable, as on this project's machines) is
+worth one line on stderr, not a failure: the local node is what the developer gets.
 
 Usage: ``python -m devtools.es_launcher start|stop|status`` (``start`` prints the URL last).
 """
@@ -11,14 +14,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from core.processes import pid_alive
 from devtools.distribution import LauncherError, cache_dir
-from devtools.docker_node import docker_available, start_docker
+from devtools.docker_node import engine_problem, image_name, image_problem, remove, start_docker
 from devtools.local_node import healthy, start_local, terminate
 from devtools.settings import LauncherSettings
 
@@ -60,19 +64,44 @@ def running_node(settings: LauncherSettings) -> Node | None:
     return None
 
 
+def _external(settings: LauncherSettings) -> Node:
+    if not settings.elasticsearch_url:
+        raise LauncherError("PD_ES_MODE=url needs ELASTICSEARCH_URL (the node's address).")
+    return Node(url=settings.elasticsearch_url.rstrip("/"), kind="external", started_here=False)
+
+
+def _docker_problem(settings: LauncherSettings) -> tuple[bool, str | None]:
+    """(an engine answers, why Docker cannot be used or None)."""
+    engine = engine_problem()
+    if engine is not None:
+        return False, engine
+    return True, image_problem(image_name(settings), settings.pull_timeout_s)
+
+
 def start(settings: LauncherSettings | None = None) -> Node:
     """Return a healthy node, starting one only when none is configured or running."""
     settings = settings or LauncherSettings()
-    if settings.elasticsearch_url:
-        return Node(url=settings.elasticsearch_url.rstrip("/"), kind="external", started_here=False)
+    if settings.mode == "url" or (settings.mode == "auto" and settings.elasticsearch_url):
+        return _external(settings)
     existing = running_node(settings)
     if existing is not None:
+        if settings.mode not in ("auto", existing.kind):
+            raise LauncherError(
+                f"PD_ES_MODE={settings.mode}, but a {existing.kind} node is running at "
+                f"{existing.url}: stop it first (python -m devtools.es_launcher stop)."
+            )
         return existing
     stop(settings)  # clears a stale state file or a half-dead node
-    if docker_available():
-        container_id, url = start_docker()
-        _write_state(settings, {"container": container_id, "url": url, "kind": "docker"})
-        return Node(url=url, kind="docker", started_here=True)
+    if settings.mode in ("auto", "docker"):
+        engine_answers, problem = _docker_problem(settings)
+        if problem is None:
+            container_id, url = start_docker(settings)
+            _write_state(settings, {"container": container_id, "url": url, "kind": "docker"})
+            return Node(url=url, kind="docker", started_here=True)
+        if settings.mode == "docker":
+            raise LauncherError(f"PD_ES_MODE=docker: {problem}.")
+        if engine_answers:
+            print(f"note: {problem}; using a local node instead.", file=sys.stderr)
     pid, url = start_local(settings)
     _write_state(settings, {"pid": pid, "url": url, "kind": "local"})
     return Node(url=url, kind="local", started_here=True)
@@ -87,7 +116,7 @@ def stop(settings: LauncherSettings | None = None) -> bool:
     if isinstance(state.get("pid"), int):
         terminate(int(str(state["pid"])))
     elif state.get("container"):
-        subprocess.run(["docker", "rm", "-f", str(state["container"])], check=False)
+        remove(str(state["container"]))
     _state_file(settings).unlink(missing_ok=True)
     return True
 
@@ -95,8 +124,8 @@ def stop(settings: LauncherSettings | None = None) -> bool:
 def status(settings: LauncherSettings | None = None) -> tuple[bool, str]:
     """(healthy, a line saying which node and how it is)."""
     settings = settings or LauncherSettings()
-    if settings.elasticsearch_url:
-        url = settings.elasticsearch_url
+    if settings.mode == "url" or (settings.mode == "auto" and settings.elasticsearch_url):
+        url = settings.elasticsearch_url or "(ELASTICSEARCH_URL not set)"
         answers = healthy(url)
         return answers, f"external {url} {'healthy' if answers else 'not answering'}"
     node = running_node(settings)
@@ -122,6 +151,11 @@ def main(argv: list[str] | None = None) -> int:
             return 0 if healthy else 1
     except LauncherError as error:
         print(f"error: {error}", file=sys.stderr)
+        return 1
+    except ValidationError as error:  # a setting with a bad value: name it, no traceback
+        for problem in error.errors():
+            where = ".".join(str(part) for part in problem["loc"])
+            print(f"error: {where}: {problem['msg']}", file=sys.stderr)
         return 1
     return 0
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -10,12 +11,21 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
+# auto: ELASTICSEARCH_URL if set, else a Docker engine that can provide the image, else local.
+EsMode = Literal["auto", "url", "docker", "local"]
+
+
 class LauncherSettings(BaseSettings):
     """Where and how the development Elasticsearch node runs (read when needed, not at import)."""
 
     model_config = SettingsConfigDict(extra="ignore", frozen=True, populate_by_name=True)
 
+    mode: EsMode = Field(default="auto", validation_alias="PD_ES_MODE")
     elasticsearch_url: str | None = Field(default=None, validation_alias="ELASTICSEARCH_URL")
+    # None: the official image of the launcher's Elasticsearch version (devtools.docker_node).
+    docker_image: str | None = Field(default=None, validation_alias="PD_ES_DOCKER_IMAGE")
+    # A first pull of the official image is ~1.3 GB; an unreachable registry fails in milliseconds.
+    pull_timeout_s: float = Field(default=600.0, gt=0, validation_alias="PD_ES_PULL_TIMEOUT")
     cache_dir: Path = Field(default=REPO_ROOT / ".cache", validation_alias="PD_CACHE_DIR")
     heap: str = Field(default="1g", pattern=r"^[0-9]+[mgMG]$", validation_alias="PD_ES_HEAP")
     start_timeout_s: float = Field(default=120.0, gt=0, validation_alias="PD_ES_START_TIMEOUT")

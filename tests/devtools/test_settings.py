@@ -10,6 +10,9 @@ from devtools import es_launcher
 from devtools.settings import REPO_ROOT, DevServerSettings, LauncherSettings
 
 VARIABLES = (
+    "PD_ES_MODE",
+    "PD_ES_DOCKER_IMAGE",
+    "PD_ES_PULL_TIMEOUT",
     "ELASTICSEARCH_URL",
     "PD_CACHE_DIR",
     "PD_ES_HEAP",
@@ -32,6 +35,7 @@ def test_launcher_defaults(clean_env: pytest.MonkeyPatch) -> None:
     assert settings.elasticsearch_url is None
     assert settings.cache_dir == REPO_ROOT / ".cache"
     assert (settings.heap, settings.start_timeout_s, settings.java_home) == ("1g", 120.0, None)
+    assert (settings.mode, settings.docker_image, settings.pull_timeout_s) == ("auto", None, 600.0)
     assert DevServerSettings().port == 8080
 
 
@@ -42,7 +46,15 @@ def test_launcher_reads_its_variables(clean_env: pytest.MonkeyPatch, tmp_path: P
     clean_env.setenv("PD_ES_START_TIMEOUT", "30")
     clean_env.setenv("JAVA_HOME", "/opt/jdk")
     clean_env.setenv("PORT", "9090")
+    clean_env.setenv("PD_ES_MODE", "docker")
+    clean_env.setenv("PD_ES_DOCKER_IMAGE", "example/elasticsearch:8")
+    clean_env.setenv("PD_ES_PULL_TIMEOUT", "5")
     settings = LauncherSettings()
+    assert (settings.mode, settings.docker_image, settings.pull_timeout_s) == (
+        "docker",
+        "example/elasticsearch:8",
+        5.0,
+    )
     assert settings.elasticsearch_url == "http://127.0.0.1:9999"
     assert (settings.cache_dir, settings.heap, settings.start_timeout_s) == (tmp_path, "512m", 30.0)
     assert settings.java_home == Path("/opt/jdk")
