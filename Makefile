@@ -6,6 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
 .PHONY: install run test lint typecheck pytest token es-start es-stop es-status bench sample clean
+.PHONY: engine-start engine-stop container-bases image container-test
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -53,6 +54,25 @@ bench: install
 
 sample: install
 	$(PY) -m devtools.build_sample
+
+# Containers (README "Container deployment"). engine-start: dockerd without a bridge when no
+# engine answers (devtools/engine.py); container-bases: the debootstrap stand-in base images
+# (cached); image: provider-directory:latest, printing what docker-compose.yml reads;
+# container-test: the image and the compose stack end to end, and the launcher's Docker modes.
+engine-start: install
+	$(PY) -m devtools.engine start
+
+engine-stop: install
+	$(PY) -m devtools.engine stop
+
+container-bases: install
+	$(PY) -m devtools.base_images
+
+image: install
+	$(PY) -m devtools.image
+
+container-test: install
+	$(VENV)/bin/pytest -q tests/containers tests/devtools/test_launcher_modes.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
