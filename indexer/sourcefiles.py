@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path
+
+_RANGE = re.compile(r"_([0-9]{8})-[0-9]{8}")
+
+
+def _first_date(name: str) -> str:
+    """The first day a CMS file name says it covers ("99999999" when it says none)."""
+    found = _RANGE.search(name)
+    return found.group(1) if found else "99999999"
 
 
 @dataclass(frozen=True)
@@ -36,8 +45,16 @@ class SourceFiles:
                 raise FileNotFoundError(f"no {pattern} in {directory}")
             return found
 
+        def full_nppes() -> Path:
+            # CMS names files by the dates they cover: the full file starts in 2005, a weekly
+            # one kept beside it starts later and sorts after it, but is not a load's input.
+            found = every("npidata_pfile*.csv*")
+            if not found:
+                raise FileNotFoundError(f"no npidata_pfile*.csv* in {directory}")
+            return min(found, key=lambda path: (_first_date(path.name), -found.index(path)))
+
         return cls(
-            nppes=required("npidata_pfile*.csv*"),
+            nppes=full_nppes(),
             nucc=required("nucc_taxonomy*.csv"),
             dac=every("*dac*.csv*", "*physician_compare*.csv*", "*doctors_and_clinicians*.csv*"),
             hospitals=last("hospital_general_information*.csv*"),

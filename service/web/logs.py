@@ -7,6 +7,7 @@ a header. So an ``Authorization`` header, or a token someone put in the URL, can
 from __future__ import annotations
 
 import logging
+import sys
 from datetime import UTC, datetime
 from typing import Any
 
@@ -88,7 +89,8 @@ def tame_aiohttp_logs() -> None:
 
 
 def configure_logging(level: int = logging.INFO) -> None:
-    handler = logging.StreamHandler()
+    """JSON lines on stdout, where container platforms collect a service's log."""
+    handler = logging.StreamHandler(sys.stdout)
     handler.setFormatter(JsonFormatter())
     root = logging.getLogger()
     root.handlers[:] = [handler]
