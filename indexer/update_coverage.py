@@ -15,7 +15,6 @@ filter and coverage answers agree; both become visible in one refresh
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable
 from datetime import date
 from pathlib import Path
@@ -27,12 +26,11 @@ from core.clock import today_utc
 from core.documents import CoverageDoc
 from indexer import current
 from indexer.bulk import Action, Origin, action_lines, bulk_index, chunked
-from indexer.live import LiveVersion, live_version, record_update, visible_together
-from indexer.lock import job_lock
+from indexer.live import LiveVersion, visible_together
 from indexer.rejects import Rejects
 from indexer.sources.coverage import CoverageDelete, CoverageRow, read_coverage
 from indexer.sources.csvfiles import Rejected
-from indexer.update_options import UpdateError, UpdateOptions, reject_path
+from indexer.update_options import UpdateError, UpdateOptions, update_session
 from indexer.update_report import UpdateReport
 
 Item = CoverageRow | CoverageDelete | Rejected
@@ -132,24 +130,10 @@ def _npi(item: CoverageRow | CoverageDelete) -> str:
 
 async def update_coverage(es: Any, path: Path, options: UpdateOptions) -> UpdateReport:
     """Apply a coverage delta file to the live version; returns the report."""
-    started = time.monotonic()
-    report = UpdateReport("coverage", path.name)
-    async with job_lock(es, options.names, "update", path.name) as previous:
-        report.took_over_from = previous.describe() if previous else None
-        live = await live_version(es, options.names)
-        report.version = live.version
-        target = reject_path(options, report)
-        with Rejects(target) as rejects:
-            applier = _Applier(live, report, rejects, options.today or today_utc())
-            async with visible_together(es, [live.indices["coverage"], live.indices["search"]]):
-                for batch in chunked(read_coverage(path), options.batch_rows):
-                    await applier.apply(batch, es)
-                await applier.rewrite_networks(es, options.batch_rows)
-        report.reject_file = target if rejects.written else None
-        report.finish(time.monotonic() - started)
-        await record_update(es, live, report.history_entry())
-    if report.rejected["bulk_error"] > options.max_bulk_errors:
-        raise UpdateError(
-            f"{report.rejected['bulk_error']} rows failed to index; see {report.reject_file}"
-        )
+    async with update_session(es, "coverage", path, options) as (live, report, rejects):
+        applier = _Applier(live, report, rejects, options.today or today_utc())
+        async with visible_together(es, [live.indices["coverage"], live.indices["search"]]):
+            for batch in chunked(read_coverage(path), options.batch_rows):
+                await applier.apply(batch, es)
+            await applier.rewrite_networks(es, options.batch_rows)
     return report

@@ -24,7 +24,6 @@ load forgets it: a later row for it is applied whatever its date.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
@@ -37,8 +36,7 @@ from core.clock import today_utc
 from indexer import current
 from indexer.bulk import Action, Origin, action_lines, bulk_index, chunked
 from indexer.documents import Extras, build_documents
-from indexer.live import LiveVersion, live_version, record_update, visible_together
-from indexer.lock import job_lock
+from indexer.live import LiveVersion, visible_together
 from indexer.npiset import NpiSet
 from indexer.provenance import JoinFiles, recorded_join_files
 from indexer.rejects import Rejects
@@ -46,7 +44,7 @@ from indexer.sources.dac import DacTable, read_dac
 from indexer.sources.hospitals import read_hospitals
 from indexer.sources.nppes import Deactivated, NppesRecord, NppesRow, Rejected, read_nppes
 from indexer.sources.nucc import TaxonomyEntry, read_nucc
-from indexer.update_options import UpdateError, UpdateOptions, reject_path
+from indexer.update_options import UpdateError, UpdateOptions, update_session
 from indexer.update_report import UpdateReport
 
 Doc = dict[str, Any]
@@ -208,27 +206,11 @@ class _Applier:
 
 async def update_nppes(es: Any, path: Path, options: UpdateOptions) -> UpdateReport:
     """Apply an NPPES incremental file to the live version; returns the report."""
-    started = time.monotonic()
-    report = UpdateReport("nppes", path.name)
-    async with job_lock(es, options.names, "update", path.name) as previous:
-        report.took_over_from = previous.describe() if previous else None
-        live = await live_version(es, options.names)
-        report.version = live.version
+    async with update_session(es, "nppes", path, options) as (live, report, rejects):
         files = options.join_files or recorded_join_files(live.record.get("sources"))
         joins = await asyncio.to_thread(_read_joins, files)
-        target = reject_path(options, report)
-        with Rejects(target) as rejects:
-            applier = _Applier(live, joins, report, rejects, options.today or today_utc())
-            indices = [live.indices["providers"], live.indices["search"]]
-            async with visible_together(es, indices):
-                for batch in chunked(read_nppes(path), options.batch_rows):
-                    await applier.apply(batch, es)
-        report.reject_file = target if rejects.written else None
-        report.finish(time.monotonic() - started)
-        await record_update(es, live, report.history_entry())
-    if report.rejected["bulk_error"] > options.max_bulk_errors:
-        raise UpdateError(
-            f"{report.rejected['bulk_error']} rows failed to index (their providers are as they"
-            f" were); see {report.reject_file}"
-        )
+        applier = _Applier(live, joins, report, rejects, options.today or today_utc())
+        async with visible_together(es, [live.indices["providers"], live.indices["search"]]):
+            for batch in chunked(read_nppes(path), options.batch_rows):
+                await applier.apply(batch, es)
     return report

@@ -1,14 +1,23 @@
-"""What every ``provider-indexer update`` takes, and how it fails."""
+"""What every ``provider-indexer update`` takes and shares: its options, the session around it
+(the job lock, the live version, the reject file, the record in ``status``), how it fails."""
 
 from __future__ import annotations
 
+import contextlib
+import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+from elasticsearch import AsyncElasticsearch
+
 from core.index_contract import IndexNames
+from indexer.live import LiveVersion, live_version, record_update
+from indexer.lock import job_lock
 from indexer.provenance import JoinFiles
-from indexer.update_report import UpdateReport
+from indexer.rejects import Rejects
+from indexer.update_report import UpdateKind, UpdateReport
 
 
 @dataclass(frozen=True)
@@ -29,3 +38,28 @@ def reject_path(options: UpdateOptions, report: UpdateReport) -> Path:
     if options.reject_file is not None:
         return options.reject_file
     return Path("rejects") / f"update-{report.kind}-{report.version}-{Path(report.file).stem}.csv"
+
+
+@contextlib.asynccontextmanager
+async def update_session(
+    es: AsyncElasticsearch, kind: UpdateKind, path: Path, options: UpdateOptions
+) -> AsyncIterator[tuple[LiveVersion, UpdateReport, Rejects]]:
+    """The lock held, the live version found, the reject file open; on success the update is
+    recorded on the version, and too many refused documents raise UpdateError."""
+    started = time.monotonic()
+    report = UpdateReport(kind, path.name)
+    async with job_lock(es, options.names, "update", path.name) as previous:
+        report.took_over_from = previous.describe() if previous else None
+        live = await live_version(es, options.names)
+        report.version = live.version
+        target = reject_path(options, report)
+        with Rejects(target) as rejects:
+            yield live, report, rejects
+        report.reject_file = target if rejects.written else None
+        report.finish(time.monotonic() - started)
+        await record_update(es, live, report.history_entry())
+    if report.rejected["bulk_error"] > options.max_bulk_errors:
+        raise UpdateError(
+            f"{report.rejected['bulk_error']} rows failed to index (the documents they name are"
+            f" as they were); see {report.reject_file}"
+        )
