@@ -33,10 +33,12 @@ from typing import Any
 import orjson
 
 from core.clock import today_utc
+from core.geo import lookup_zip
 from indexer import current
 from indexer.bulk import Action, Origin, action_lines, bulk_index, chunked
 from indexer.documents import Extras, build_documents
 from indexer.live import LiveVersion, visible_together
+from indexer.load import batch_gc
 from indexer.npiset import NpiSet
 from indexer.provenance import JoinFiles, recorded_join_files
 from indexer.rejects import Rejects
@@ -67,6 +69,7 @@ class _Joins:
 
 
 def _read_joins(files: JoinFiles) -> _Joins:
+    lookup_zip("00000")  # the ZIP table builds here, in the thread, not on the first row
     hospitals = read_hospitals(files.hospitals) if files.hospitals else {}
     # The side files' own rejects were reported by the load that first read them.
     dac = read_dac(files.dac, hospitals, lambda *_: None) if files.dac else DacTable({}, {}, {})
@@ -210,7 +213,10 @@ async def update_nppes(es: Any, path: Path, options: UpdateOptions) -> UpdateRep
         files = options.join_files or recorded_join_files(live.record.get("sources"))
         joins = await asyncio.to_thread(_read_joins, files)
         applier = _Applier(live, joins, report, rejects, options.today or today_utc())
-        async with visible_together(es, [live.indices["providers"], live.indices["search"]]):
-            for batch in chunked(read_nppes(path), options.batch_rows):
-                await applier.apply(batch, es)
+        # As in a load: few cycle collections (indexer.load.batch_gc: they cost 10x the
+        # parsing of the indexed documents), after the tables exist.
+        with batch_gc():
+            async with visible_together(es, [live.indices["providers"], live.indices["search"]]):
+                for batch in chunked(read_nppes(path), options.batch_rows):
+                    await applier.apply(batch, es)
     return report
