@@ -31,6 +31,9 @@ Memory: one pass over the source keeps a uniform random sample (reservoir) of it
 twice the rows asked for (the rows to change, the content of new rows, the donors of changed
 values), and of its deactivated NPIs, so a 9M-row source costs what the sample does. Deterministic
 for a given source, counts, seed and week.
+
+About 500 lines: one job (a weekly file), with one small writer per row kind, the reservoir
+read of the source and the value swaps kept together because they share the row layout.
 """
 
 from __future__ import annotations

@@ -10,6 +10,9 @@ with a 409, is recognised as our own instead of as somebody else's lock.
 
 About 250 lines: acquiring, beating and releasing share those conditional writes and their
 rechecks, and read best in one place.
+
+About 260 lines: acquiring, taking over, the heartbeat and releasing are one state machine
+around one document; split, each part would need the others' optimistic-concurrency state.
 """
 
 from __future__ import annotations
