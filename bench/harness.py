@@ -13,6 +13,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from typing import IO
 
 import aiohttp
 
@@ -140,22 +141,36 @@ async def answered(
         return response.status == 200
 
 
-def start_service(es_url: str, prefix: str, port: int) -> subprocess.Popen[bytes]:
+def start_service(
+    es_url: str, prefix: str, port: int, log: IO[bytes] | int = subprocess.DEVNULL
+) -> subprocess.Popen[bytes]:
+    """``provider-directory serve`` on 127.0.0.1:``port``, rate limiting off; its output (the
+    JSON access and error log) to ``log``."""
     env = {
         **os.environ,
         "ELASTICSEARCH_URL": es_url,
         "PD_INDEX_PREFIX": prefix,
+        "PD_HOST": "127.0.0.1",
         "PD_PORT": str(port),
         "PD_ENVIRONMENT": "development",
         "PD_RATE_LIMIT_PER_S": "0",  # measure the service, not its rate limiter
         "PD_METRICS_ENABLED": "true",
     }
     return subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "serve"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        [sys.executable, "-m", "service.cli", "serve"], env=env, stdout=log, stderr=log
     )
+
+
+def stop_service(process: subprocess.Popen[bytes], grace_s: float = 10.0) -> None:
+    """SIGTERM, then SIGKILL after ``grace_s``; waits for it either way."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 async def wait_ready(url: str) -> None:
@@ -172,16 +187,25 @@ async def wait_ready(url: str) -> None:
 
 
 @asynccontextmanager
-async def running_service(args: argparse.Namespace) -> AsyncIterator[str]:
-    """The service on ``args.port`` against ``args.es_url``/``args.prefix``, ready; its URL."""
-    url = f"http://127.0.0.1:{args.port}"
-    process = start_service(args.es_url, args.prefix, args.port)
+async def service_process(
+    es_url: str, prefix: str, port: int, log: IO[bytes] | int = subprocess.DEVNULL
+) -> AsyncIterator[tuple[str, subprocess.Popen[bytes]]]:
+    """The service on ``port`` against ``es_url``/``prefix``, ready: its URL and process (for
+    its pid); stopped on the way out, also on failure or cancellation."""
+    url = f"http://127.0.0.1:{port}"
+    process = start_service(es_url, prefix, port, log)
     try:
         await wait_ready(url)
-        yield url
+        yield url, process
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        stop_service(process)
+
+
+@asynccontextmanager
+async def running_service(args: argparse.Namespace) -> AsyncIterator[str]:
+    """The service on ``args.port`` against ``args.es_url``/``args.prefix``, ready; its URL."""
+    async with service_process(args.es_url, args.prefix, args.port) as (url, _):
+        yield url
 
 
 def harness_parser(doc: str | None, levels: list[int], port: int) -> argparse.ArgumentParser:
