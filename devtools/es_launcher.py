@@ -7,7 +7,12 @@ set; else Docker when an engine answers and can provide the image; else local. A
 answers but cannot provide the image (no registry reachable, as on this project's machines) is
 worth one line on stderr, not a failure: the local node is what the developer gets.
 
-Usage: ``python -m devtools.es_launcher start|stop|status`` (``start`` prints the URL last).
+``--nodes N`` (N > 1) is a local cluster instead (devtools/cluster.py): ``start`` prints its nodes'
+URLs, comma-separated, as ELASTICSEARCH_URL takes them; ``stop`` and ``status`` with the same N
+act on it. A cluster runs only from the local distribution (or is ``ELASTICSEARCH_URL``'s own).
+
+Usage: ``python -m devtools.es_launcher start|stop|status [--nodes N]`` (``start`` prints the URL
+last).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from core.processes import pid_alive
+from devtools import cluster
 from devtools.distribution import LauncherError, cache_dir
 from devtools.docker_node import engine_problem, image_name, image_problem, remove, start_docker
 from devtools.local_node import healthy, start_local, terminate
@@ -114,7 +120,7 @@ def stop(settings: LauncherSettings | None = None) -> bool:
     if state is None:
         return False
     if isinstance(state.get("pid"), int):
-        terminate(int(str(state["pid"])))
+        terminate(int(str(state["pid"])), settings.stop_timeout_s)
     elif state.get("container"):
         remove(str(state["container"]))
     _state_file(settings).unlink(missing_ok=True)
@@ -132,23 +138,62 @@ def status(settings: LauncherSettings | None = None) -> tuple[bool, str]:
     return (True, f"{node.kind} {node.url} healthy") if node else (False, "no node running")
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Exit status: 0 done (status: a node answers), 1 failed (status: no node answers)."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("command", choices=["start", "stop", "status"])
-    args = parser.parse_args(argv)
-    try:
-        if args.command == "start":
-            node = start()
+def start_cluster(count: int, settings: LauncherSettings | None = None) -> Node:
+    """A healthy local cluster of ``count`` nodes (its URLs in ``url``), or ELASTICSEARCH_URL as
+    it is when that is the configured mode."""
+    settings = settings or LauncherSettings()
+    if settings.mode == "url" or (settings.mode == "auto" and settings.elasticsearch_url):
+        return _external(settings)
+    if settings.mode == "docker":
+        raise LauncherError(
+            "PD_ES_MODE=docker starts a single node; a cluster (--nodes) runs from the local "
+            "distribution (PD_ES_MODE=local or unset)."
+        )
+    started, here = cluster.start_recorded(settings, count)
+    return Node(url=started.url, kind=f"cluster of {count} local nodes", started_here=here)
+
+
+def _run(command: str, nodes: int) -> int:
+    if nodes > 1:
+        if command == "start":
+            node = start_cluster(nodes)
             verb = "started" if node.started_here else "reusing"
             print(f"Elasticsearch {verb} ({node.kind}) at:", file=sys.stderr)
             print(node.url)
-        elif args.command == "stop":
-            print("stopped" if stop() else "no node to stop")
+        elif command == "stop":
+            stopped = cluster.stop_recorded(LauncherSettings(), nodes)
+            print("stopped" if stopped else f"no cluster of {nodes} nodes to stop")
         else:
-            healthy, line = status()
-            print(line)
-            return 0 if healthy else 1
+            up, lines = cluster.status_lines(LauncherSettings(), nodes)
+            print("\n".join(lines))
+            return 0 if up else 1
+        return 0
+    if command == "start":
+        node = start()
+        verb = "started" if node.started_here else "reusing"
+        print(f"Elasticsearch {verb} ({node.kind}) at:", file=sys.stderr)
+        print(node.url)
+    elif command == "stop":
+        print("stopped" if stop() else "no node to stop")
+    else:
+        healthy, line = status()
+        print(line)
+        return 0 if healthy else 1
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Exit status: 0 done (status: the node or every node of the cluster answers), 1 failed."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("command", choices=["start", "stop", "status"])
+    parser.add_argument(
+        "--nodes", type=int, default=1, help="1: the single node (default); N > 1: a local cluster"
+    )
+    args = parser.parse_args(argv)
+    if args.nodes < 1:
+        parser.error("--nodes is at least 1")
+    try:
+        return _run(args.command, args.nodes)
     except LauncherError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
@@ -157,7 +202,6 @@ def main(argv: list[str] | None = None) -> int:
             where = ".".join(str(part) for part in problem["loc"])
             print(f"error: {where}: {problem['msg']}", file=sys.stderr)
         return 1
-    return 0
 
 
 if __name__ == "__main__":

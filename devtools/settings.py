@@ -28,7 +28,17 @@ class LauncherSettings(BaseSettings):
     pull_timeout_s: float = Field(default=600.0, gt=0, validation_alias="PD_ES_PULL_TIMEOUT")
     cache_dir: Path = Field(default=REPO_ROOT / ".cache", validation_alias="PD_CACHE_DIR")
     heap: str = Field(default="1g", pattern=r"^[0-9]+[mgMG]$", validation_alias="PD_ES_HEAP")
+    # A local cluster (`start --nodes N`): each node's heap, and a name that keeps clusters of
+    # several checkouts or test runs apart (their directories and records are named after it).
+    cluster_heap: str = Field(
+        default="512m", pattern=r"^[0-9]+[mgMG]$", validation_alias="PD_ES_CLUSTER_HEAP"
+    )
+    cluster_name: str = Field(
+        default="dev", pattern=r"^[a-z0-9][a-z0-9-]{0,39}$", validation_alias="PD_ES_CLUSTER_NAME"
+    )
     start_timeout_s: float = Field(default=120.0, gt=0, validation_alias="PD_ES_START_TIMEOUT")
+    # SIGTERM, then SIGKILL to a node still running this long after.
+    stop_timeout_s: float = Field(default=30.0, gt=0, validation_alias="PD_ES_STOP_TIMEOUT")
     java_home: Path | None = Field(
         default=None, validation_alias=AliasChoices("ES_JAVA_HOME", "JAVA_HOME")
     )
