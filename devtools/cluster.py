@@ -27,6 +27,7 @@ from typing import Any, Literal
 from core.processes import pid_alive
 from devtools.distribution import LauncherError, cache_dir, install_home, node_root
 from devtools.local_node import (
+    KILL_WAIT_S,
     NodeSpec,
     free_ports,
     log_tail,
@@ -38,7 +39,6 @@ from devtools.local_node import (
 from devtools.settings import LauncherSettings
 
 Status = Literal["green", "yellow", "red"]
-KILL_TIMEOUT_S = 10.0
 REQUEST_TIMEOUT_S = 5.0
 
 
@@ -184,7 +184,7 @@ class Cluster:
         """SIGKILL to the node's whole process group (the launcher script and the server JVM),
         and wait until it is gone."""
         self._killed.add(name)
-        signal_and_wait([self.pids[name]], signal.SIGKILL, KILL_TIMEOUT_S)
+        signal_and_wait([self.pids[name]], signal.SIGKILL, KILL_WAIT_S)
 
     def stop(self, timeout_s: float | None = None) -> None:
         """SIGTERM to every node, SIGKILL to those still alive after the bound; all reaped."""
@@ -192,7 +192,7 @@ class Cluster:
         terminate_all(self.pids.values(), bound)
         for process in self._processes.values():
             with contextlib.suppress(subprocess.TimeoutExpired):
-                process.wait(timeout=KILL_TIMEOUT_S)
+                process.wait(timeout=KILL_WAIT_S)
 
     def _ask(self, path: str, timeout_s: float = REQUEST_TIMEOUT_S) -> Any:
         """The first answer of a live node to GET ``path``."""
