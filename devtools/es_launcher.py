@@ -154,32 +154,26 @@ def start_cluster(count: int, settings: LauncherSettings | None = None) -> Node:
 
 
 def _run(command: str, nodes: int) -> int:
-    if nodes > 1:
-        if command == "start":
-            node = start_cluster(nodes)
-            verb = "started" if node.started_here else "reusing"
-            print(f"Elasticsearch {verb} ({node.kind}) at:", file=sys.stderr)
-            print(node.url)
-        elif command == "stop":
-            stopped = cluster.stop_recorded(LauncherSettings(), nodes)
-            print("stopped" if stopped else f"no cluster of {nodes} nodes to stop")
-        else:
-            up, lines = cluster.status_lines(LauncherSettings(), nodes)
-            print("\n".join(lines))
-            return 0 if up else 1
-        return 0
     if command == "start":
-        node = start()
+        node = start_cluster(nodes) if nodes > 1 else start()
         verb = "started" if node.started_here else "reusing"
         print(f"Elasticsearch {verb} ({node.kind}) at:", file=sys.stderr)
         print(node.url)
-    elif command == "stop":
-        print("stopped" if stop() else "no node to stop")
+        return 0
+    if command == "stop":
+        if nodes == 1:
+            print("stopped" if stop() else "no node to stop")
+        else:
+            stopped = cluster.stop_recorded(LauncherSettings(), nodes)
+            print("stopped" if stopped else f"no cluster of {nodes} nodes to stop")
+        return 0
+    if nodes == 1:
+        up, line = status()
+        lines = [line]
     else:
-        healthy, line = status()
-        print(line)
-        return 0 if healthy else 1
-    return 0
+        up, lines = cluster.status_lines(LauncherSettings(), nodes)
+    print("\n".join(lines))
+    return 0 if up else 1
 
 
 def main(argv: list[str] | None = None) -> int:
