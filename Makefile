@@ -6,6 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
 .PHONY: install run test lint typecheck pytest token es-start es-stop es-status bench sample clean
+.PHONY: cluster-test
 .PHONY: engine-start engine-stop container-bases image container-test
 
 $(STAMP): pyproject.toml
@@ -34,14 +35,22 @@ pytest: install
 token: install
 	@$(PY) -m service.cli token
 
+# NODES=1: the single development node; NODES=3: a local cluster of three (devtools/cluster.py),
+# whose URLs es-start prints comma-separated, as ELASTICSEARCH_URL takes them.
+NODES ?= 1
 es-start: install
-	$(PY) -m devtools.es_launcher start
+	$(PY) -m devtools.es_launcher start --nodes $(NODES)
 
 es-stop: install
-	$(PY) -m devtools.es_launcher stop
+	$(PY) -m devtools.es_launcher stop --nodes $(NODES)
 
 es-status: install
-	$(PY) -m devtools.es_launcher status
+	$(PY) -m devtools.es_launcher status --nodes $(NODES)
+
+# Tests that start their own Elasticsearch clusters (tests/cluster/: the launcher's cluster, a
+# node killed under load); `make test` skips them. PD_NODE_LOSS_FIGURES=file keeps the figures.
+cluster-test: install
+	PD_CLUSTER_TESTS=1 $(VENV)/bin/pytest -q tests/cluster
 
 # Search and coverage harnesses against an index already loaded under BENCH_PREFIX (`make run`
 # loads the sample under the default prefix); the indexer harness and the 134k/1M runs are in
