@@ -1,11 +1,33 @@
-"""The one way both the service and the indexer build an Elasticsearch client."""
+"""The one way both the service and the indexer build an Elasticsearch client.
+
+``ELASTICSEARCH_URL`` names one node (or a load balancer, as managed clusters give) or several
+nodes, comma-separated. With several, the client spreads requests over them, marks a node that
+fails to connect as dead for a backoff and sends the request to another one. Sniffing (asking the
+cluster for its other nodes) stays off: behind a load balancer or on a managed cluster the
+addresses nodes publish are internal ones a client cannot reach, and a listed set of nodes plus
+the dead-node backoff already survives the loss of one.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
+from urllib.parse import urlsplit
 
 from elasticsearch import AsyncElasticsearch
 from elasticsearch.serializer import OrjsonSerializer
+
+
+def node_urls(spec: str) -> list[str]:
+    """The node addresses in ``spec`` (comma-separated); ValueError naming a bad one."""
+    urls = [part.strip().rstrip("/") for part in spec.split(",") if part.strip()]
+    if not urls:
+        raise ValueError("no Elasticsearch address given")
+    for url in urls:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"{url!r} is not an http(s)://host[:port] address")
+    return urls
 
 
 def make_client(
@@ -16,10 +38,10 @@ def make_client(
     connections: int = 32,
     **options: Any,
 ) -> AsyncElasticsearch:
-    """orjson serialisation and pooled connections; ``options`` go to AsyncElasticsearch as is
-    (e.g. ``node_class``, ``dead_node_backoff_factor``)."""
+    """orjson serialisation and pooled connections to every node of ``url`` (see node_urls);
+    ``options`` go to AsyncElasticsearch as is (e.g. ``node_class``, ``retry_on_status``)."""
     return AsyncElasticsearch(
-        url,
+        node_urls(url),
         request_timeout=request_timeout,
         max_retries=max_retries,
         retry_on_timeout=False,
@@ -27,3 +49,9 @@ def make_client(
         serializer=OrjsonSerializer(),
         **options,
     )
+
+
+# What the service retries on another node: a node that is gone or a coordinating node that
+# could not reach a shard answer fast, so a retry costs little. Not 429: a cluster shedding load
+# is not helped by more requests; the caller gets a 503 with Retry-After instead.
+RETRY_ON_STATUS: Collection[int] = (502, 503, 504)

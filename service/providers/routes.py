@@ -28,7 +28,5 @@ async def get_provider(request: web.Request) -> web.Response:
 
 @requires_scope("providers:read")
 async def get_locations(request: web.Request) -> web.Response:
-    locations = await store.get_locations(
-        request.app[ES], request.app[INDEX_NAMES], _npi(request)
-    )
+    locations = await store.get_locations(request.app[ES], request.app[INDEX_NAMES], _npi(request))
     return conditional_json_response(request, locations)

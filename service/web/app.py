@@ -14,7 +14,7 @@ from elasticsearch import AsyncElasticsearch
 
 from core import geo
 from core.clock import Today, today_utc
-from core.es_client import make_client
+from core.es_client import RETRY_ON_STATUS, make_client
 from core.index_contract import IndexNames
 from service.search import vocabulary
 from service.web.auth import Verifier
@@ -36,8 +36,9 @@ from service.web.settings import Settings
 
 
 def make_es_client(settings: Settings, metrics: Metrics | None) -> AsyncElasticsearch:
-    """Tight timeouts so an outage is a fast 503; a short dead-node backoff so that, with several
-    nodes, one that comes back is used again within seconds (a lone node is always retried)."""
+    """Tight timeouts so an outage is a fast 503; fast failures retried on another node; a short
+    dead-node backoff so that, with several nodes, one that comes back is used again within
+    seconds (a lone node is always retried)."""
     options: dict[str, Any] = {}
     if metrics is not None:
         options["node_class"] = timed_node_class(metrics.es_latency)
@@ -45,6 +46,7 @@ def make_es_client(settings: Settings, metrics: Metrics | None) -> AsyncElastics
         settings.elasticsearch_url,
         request_timeout=settings.es_request_timeout_s,
         max_retries=settings.es_max_retries,
+        retry_on_status=RETRY_ON_STATUS,
         dead_node_backoff_factor=0.5,
         max_dead_node_backoff=5.0,
         **options,

@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from core.es_client import node_urls
 from core.index_contract import DEFAULT_PREFIX
 
 DEVELOPMENT_JWT_SECRET = "development-only-secret-never-use-in-production-0123456789"
@@ -23,14 +24,19 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = Field(default=8080, ge=1, le=65535)
 
+    # One address (a node, or a managed cluster's endpoint) or several nodes, comma-separated
+    # (core/es_client.py: how a request moves to another node, why sniffing is off).
     elasticsearch_url: str = Field(
         default="http://127.0.0.1:9200",
         validation_alias="ELASTICSEARCH_URL",
     )
     index_prefix: str = DEFAULT_PREFIX
     # Below 1 s so a hung node is a 503 within a second; searches take ~5-100 ms (BENCHMARKS.md).
+    # A timeout is not retried, so this is also the longest an answer waits on Elasticsearch.
     es_request_timeout_s: float = Field(default=0.9, gt=0)
-    es_max_retries: int = Field(default=1, ge=0, le=5)
+    # Retries of fast failures only (a refused connection, 502/503/504), each on another node
+    # when there is one: two cover a lost node and a coordinating node that lost a shard copy.
+    es_max_retries: int = Field(default=2, ge=0, le=5)
 
     jwt_algorithms: list[str] = ["HS256"]
     jwt_secret: str | None = DEVELOPMENT_JWT_SECRET
@@ -48,6 +54,12 @@ class Settings(BaseSettings):
     rate_limit_burst: int = Field(default=200, ge=1)
     metrics_enabled: bool = True
     sandbox: bool = False
+
+    @field_validator("elasticsearch_url")
+    @classmethod
+    def _node_addresses(cls, value: str) -> str:
+        node_urls(value)
+        return value
 
     @model_validator(mode="after")
     def _refuse_development_secret(self) -> Settings:
