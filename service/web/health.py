@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, NotRequired
 
 from aiohttp import web
 from pydantic import with_config
@@ -10,7 +10,8 @@ from typing_extensions import TypedDict
 
 from core.documents import CLOSED
 from service.errors import BackendUnavailable
-from service.storage import aliases_exist
+from service.storage import Health as IndexHealth
+from service.storage import aliases_exist, served_health
 from service.web.jsonio import json_response
 from service.web.keys import ES, INDEX_NAMES
 
@@ -24,6 +25,8 @@ class Health(TypedDict):
 class Readiness(TypedDict):
     status: Literal["ready", "not_ready"]
     detail: str
+    # The served indices' health: yellow (a replica missing) still answers everything.
+    health: NotRequired[IndexHealth]
 
 
 async def healthz(_request: web.Request) -> web.Response:
@@ -31,11 +34,28 @@ async def healthz(_request: web.Request) -> web.Response:
     return json_response(health)
 
 
+_HEALTH_DETAIL: dict[IndexHealth, str] = {
+    "green": "ok",
+    "yellow": "ok: serving, some replicas are not assigned",
+    "red": "a primary shard of a served index is unassigned",
+}
+
+
 async def readyz(request: web.Request) -> web.Response:
+    """Ready when every alias exists and the served indices are green or yellow."""
+    es, names = request.app[ES], request.app[INDEX_NAMES]
+    readiness: Readiness
     try:
-        ready = await aliases_exist(request.app[ES], request.app[INDEX_NAMES])
-        detail = "ok" if ready else "indices not loaded"
+        if not await aliases_exist(es, names):
+            readiness = {"status": "not_ready", "detail": "indices not loaded"}
+        else:
+            health = await served_health(es, names)
+            ready = health != "red"
+            readiness = {
+                "status": "ready" if ready else "not_ready",
+                "detail": _HEALTH_DETAIL[health],
+                "health": health,
+            }
     except BackendUnavailable:
-        ready, detail = False, "elasticsearch unreachable"
-    readiness: Readiness = {"status": "ready" if ready else "not_ready", "detail": detail}
-    return json_response(readiness, status=200 if ready else 503)
+        readiness = {"status": "not_ready", "detail": "elasticsearch unreachable"}
+    return json_response(readiness, status=200 if readiness["status"] == "ready" else 503)
