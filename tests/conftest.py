@@ -84,7 +84,7 @@ def settings_for(es_url: str, names: IndexNames) -> Settings:
         elasticsearch_url=es_url,
         index_prefix=names.prefix,
         jwt_secret=TEST_SECRET,
-        # Not the production budget (0.9 s, one retry): a busy CI machine must not turn a slow
+        # Not the production budget (0.9 s): a busy CI machine must not turn a slow
         # answer into a 503. Tests about timeouts set their own.
         es_request_timeout_s=TEST_ES_TIMEOUT_S,
         es_max_retries=2,

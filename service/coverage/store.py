@@ -11,7 +11,7 @@ from core.index_contract import IndexNames
 from service.coverage.evaluate import StoredFacts
 from service.coverage.models import CoverageRequest
 from service.errors import BackendUnavailable, IndexNotLoaded
-from service.storage import elasticsearch_errors
+from service.storage import WHOLE_ANSWERS_ONLY, elasticsearch_errors
 
 MAX_ROWS = 10_000  # Elasticsearch's result window; the request limits keep answers below it
 
@@ -39,7 +39,7 @@ def coverage_searches(request: CoverageRequest, names: IndexNames) -> list[dict[
     ]
     body: list[dict[str, Any]] = []
     for index, query, size in searches:
-        body.append({"index": index})
+        body.append({"index": index, **WHOLE_ANSWERS_ONLY})
         body.append({"query": query, "size": size, "track_total_hits": True})
     return body
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestServer
 
 from devtools.tcp_proxy import TcpProxy
 from service.web.app import create_app
@@ -94,3 +96,70 @@ async def test_a_hung_node_is_a_503_once_the_request_times_out(
     assert await _statuses(client, auth_header) == [503] * 4
     proxy.set_mode("forward")
     assert await _statuses(client, auth_header) == [200] * 4
+
+
+@pytest.fixture
+async def unavailable_node() -> AsyncIterator[str]:
+    """A node that answers every request with a 503, as a load balancer whose backend is gone."""
+
+    async def unavailable(_request: web.Request) -> web.Response:
+        return web.json_response({"error": "no backend", "status": 503}, status=503)
+
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", unavailable)
+    server = TestServer(app, host="127.0.0.1")
+    await server.start_server()
+    yield str(server.make_url("")).rstrip("/")
+    await server.close()
+
+
+async def test_with_several_nodes_a_lost_one_costs_no_request(
+    aiohttp_client: ClientFactory,
+    sample_settings: Settings,
+    auth_header: dict[str, str],
+    proxy: TcpProxy,
+    es_url: str,
+) -> None:
+    """The proxy plays a node that went away, the session's node the one that survives; the
+    client's node order is random, so both orders come up over the rounds."""
+    proxy.set_mode("reset")
+    settings = sample_settings.model_copy(
+        update={"elasticsearch_url": f"{proxy.url},{es_url}", "es_request_timeout_s": 10.0}
+    )
+    for _ in range(4):  # a new client (and node order) each round
+        client = await aiohttp_client(create_app(settings))
+        for _ in range(3):
+            assert await _statuses(client, auth_header) == [200] * 4
+        assert (await client.get("/readyz")).status == 200
+
+
+async def test_a_node_answering_503_is_retried_on_another(
+    aiohttp_client: ClientFactory,
+    sample_settings: Settings,
+    auth_header: dict[str, str],
+    unavailable_node: str,
+    es_url: str,
+) -> None:
+    settings = sample_settings.model_copy(
+        update={"elasticsearch_url": f"{unavailable_node},{es_url}", "es_request_timeout_s": 10.0}
+    )
+    for _ in range(4):
+        client = await aiohttp_client(create_app(settings))
+        for _ in range(3):
+            assert await _statuses(client, auth_header) == [200] * 4
+
+
+async def test_with_every_node_lost_the_answer_is_503(
+    aiohttp_client: ClientFactory,
+    sample_settings: Settings,
+    auth_header: dict[str, str],
+    proxy: TcpProxy,
+    unavailable_node: str,
+) -> None:
+    proxy.set_mode("reset")
+    settings = sample_settings.model_copy(
+        update={"elasticsearch_url": f"{proxy.url},{unavailable_node}"}
+    )
+    client = await aiohttp_client(create_app(settings))
+    assert await _statuses(client, auth_header) == [503] * 4
+    assert (await client.get("/readyz")).status == 503
