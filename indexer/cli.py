@@ -95,6 +95,7 @@ async def _load(es: Any, names: IndexNames, args: argparse.Namespace) -> int:
         load_settings=dict(args.load_setting),
         disk_check=not args.no_disk_check,
         force_merge=not args.no_force_merge,
+        replica_wait_s=args.replica_wait,
         reject_file=args.reject_file,
         progress=sys.stderr.isatty(),
     )

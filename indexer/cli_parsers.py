@@ -28,7 +28,20 @@ def _load_parser(parser: argparse.ArgumentParser, settings: IndexerSettings) -> 
     parser.add_argument("--zip-plan", type=Path, help="Plan Finder plan-by-ZIP CSV")
     parser.add_argument("--coverage", type=Path, action="append", help="coverage CSV (repeatable)")
     parser.add_argument("--shards", type=int, default=settings.shards, help="PD_SHARDS")
-    parser.add_argument("--replicas", type=int, default=settings.replicas, help="PD_REPLICAS")
+    parser.add_argument(
+        "--replicas",
+        type=int,
+        default=settings.replicas,
+        help="PD_REPLICAS; added after the load, waited for before the swap",
+    )
+    parser.add_argument(
+        "--replica-wait",
+        type=float,
+        default=settings.replica_wait_s,
+        metavar="SECONDS",
+        help="PD_REPLICA_WAIT_S: how long the swap waits for the replicas to be placed; then it"
+        " goes ahead while every primary is active (yellow), never while one is missing (red)",
+    )
     parser.add_argument("--max-bulk-errors", type=int, default=0)
     parser.add_argument("--chunk-size", type=int, default=LoadOptions.chunk_size)
     parser.add_argument("--concurrency", type=int, default=LoadOptions.concurrency)
@@ -130,7 +143,9 @@ def parser(settings: IndexerSettings) -> argparse.ArgumentParser:
         " in place; show status, roll back; generate scale and update files.",
     )
     main.add_argument(
-        "--es-url", default=settings.elasticsearch_url, help="default: ELASTICSEARCH_URL"
+        "--es-url",
+        default=settings.elasticsearch_url,
+        help="one address or several nodes, comma-separated (default: ELASTICSEARCH_URL)",
     )
     main.add_argument(
         "--prefix",

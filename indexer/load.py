@@ -27,6 +27,7 @@ from indexer.lock import job_lock
 from indexer.orphans import remove_orphans
 from indexer.pipeline import ActionStream, SideTables
 from indexer.rejects import Rejects
+from indexer.replicas import CopiesUnavailable, check_replicas, wait_for_copies
 from indexer.report import LoadReport as LoadReport
 from indexer.sourcefiles import SourceFiles as SourceFiles
 from indexer.sources.dac import DacTable, read_dac
@@ -50,6 +51,9 @@ class LoadOptions:
     load_settings: dict[str, str] = field(default_factory=dict)  # search index, while loading
     disk_check: bool = True  # refuse to start when the version will not fit (indexer.preflight)
     force_merge: bool = True  # one segment per shard before the swap (versions.finish_version)
+    # How long the swap waits for the replicas to be placed (indexer.replicas); then it goes
+    # ahead if every primary is active. A 9M version's copies take minutes to recover.
+    replica_wait_s: float = 900.0
 
 
 class LoadError(RuntimeError):
@@ -123,6 +127,10 @@ async def _load(es: AsyncElasticsearch, sources: SourceFiles, options: LoadOptio
         tables = await asyncio.to_thread(read_side_tables, sources, rejects, report)
         record = {"sources": await asyncio.to_thread(provenance.describe, sources)}
         report.orphans_removed = await remove_orphans(es, options.names)
+        try:
+            await check_replicas(es, options.replicas)
+        except CopiesUnavailable as error:
+            raise LoadError(str(error)) from None
         if options.disk_check:
             try:
                 await preflight.check_disk(es, sources.nppes, options.replicas)
@@ -154,6 +162,12 @@ async def _load(es: AsyncElasticsearch, sources: SourceFiles, options: LoadOptio
             await versions.finish_version(
                 es, list(indices.values()), options.replicas, options.force_merge
             )
+            try:
+                copies = await wait_for_copies(es, list(indices.values()), options.replica_wait_s)
+            except CopiesUnavailable as error:
+                raise LoadError(str(error)) from None
+            report.copies = copies.status
+            report.copies_wait_s = copies.waited_s
             report.documents = await versions.count_documents(es, indices)
             _verify(report)
             await versions.mark_complete(es, list(indices.values()), report.version, record)

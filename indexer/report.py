@@ -26,6 +26,8 @@ class LoadReport:
     dac_npis_not_in_nppes: int = 0
     coverage_npis_not_in_nppes: int = 0
     orphans_removed: list[str] = field(default_factory=list)
+    copies: str = ""  # the new version's health when served: green, or yellow (indexer.replicas)
+    copies_wait_s: float = 0.0
     reject_file: Path | None = None
     elapsed_s: float = 0.0
     cpu_s: float = 0.0  # this process, user + system
@@ -88,6 +90,13 @@ def format_report(report: LoadReport) -> list[str]:
         f"dac NPIs not in NPPES       {report.dac_npis_not_in_nppes:,}",
         f"coverage NPIs not in NPPES  {report.coverage_npis_not_in_nppes:,}",
     ]
+    if report.copies == "yellow":
+        lines.append(
+            f"copies             yellow after {report.copies_wait_s:.0f} s: served with every"
+            " primary active, replicas still being placed"
+        )
+    elif report.copies:
+        lines.append(f"copies             {report.copies} after {report.copies_wait_s:.1f} s")
     if report.orphans_removed:
         lines.append(f"orphans removed    {', '.join(report.orphans_removed)}")
     if report.reject_file is not None:

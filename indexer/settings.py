@@ -18,3 +18,4 @@ class IndexerSettings(BaseSettings):
     index_prefix: str = DEFAULT_PREFIX
     shards: int = Field(default=1, ge=1)
     replicas: int = Field(default=0, ge=0)
+    replica_wait_s: float = Field(default=900.0, ge=0)

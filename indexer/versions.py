@@ -127,6 +127,8 @@ async def create_version(
                 index=index,
                 settings=tuned if kind == "search" else base,
                 mappings={**MAPPINGS[kind], "_meta": meta},
+                # Every primary started before the first bulk (no replicas yet while loading).
+                wait_for_active_shards="all",
             )
         )
         for kind, index in created.items()

@@ -1,0 +1,60 @@
+"""A new version's copies: replicas the cluster cannot hold are refused before anything is
+written, the swap waits for the copies, a yellow version is served and a red one never is."""
+
+from __future__ import annotations
+
+import pytest
+from elasticsearch import AsyncElasticsearch
+
+from core.index_contract import IndexNames
+from indexer import versions
+from indexer.load import LoadError, LoadOptions, LoadReport, SourceFiles, load
+from indexer.replicas import CopiesUnavailable, wait_for_copies
+from tests.conftest import SAMPLE_TODAY
+
+NOWHERE = {"index.routing.allocation.require._name": "no-such-node"}
+
+
+async def _data_nodes(es: AsyncElasticsearch) -> int:
+    return int((await es.cluster.health())["number_of_data_nodes"])
+
+
+async def test_more_replicas_than_the_cluster_holds_are_refused_before_writing(
+    es: AsyncElasticsearch, index_names: IndexNames, sample_sources: SourceFiles
+) -> None:
+    replicas = await _data_nodes(es)  # every copy needs its own node: one too many
+    options = LoadOptions(names=index_names, replicas=replicas, today=SAMPLE_TODAY)
+    with pytest.raises(LoadError, match=f"--replicas {replicas - 1}"):
+        await load(es, sample_sources, options)
+    assert await versions.scan(es, index_names) == {}
+    assert await versions.current_version(es, index_names) is None
+
+
+async def test_a_load_is_served_green_once_its_copies_are_placed(
+    loaded_sample: tuple[IndexNames, LoadReport],
+) -> None:
+    _, report = loaded_sample
+    assert report.copies == "green"
+
+
+async def test_unplaceable_replicas_leave_a_yellow_version_that_may_be_served(
+    es: AsyncElasticsearch, index_names: IndexNames
+) -> None:
+    index = index_names.versioned("search", "copies")
+    replicas = await _data_nodes(es)
+    await es.indices.create(index=index, settings={"number_of_replicas": replicas})
+    copies = await wait_for_copies(es, [index], timeout_s=0.5)
+    assert copies.status == "yellow"
+    assert copies.unassigned_shards == replicas
+    assert copies.waited_s >= 0.4  # it did wait for green before settling for yellow
+
+
+async def test_a_version_missing_a_primary_is_never_served(
+    es: AsyncElasticsearch, index_names: IndexNames
+) -> None:
+    index = index_names.versioned("search", "copies")
+    await es.indices.create(
+        index=index, settings={"number_of_replicas": 0, **NOWHERE}, wait_for_active_shards="0"
+    )
+    with pytest.raises(CopiesUnavailable, match="red"):
+        await wait_for_copies(es, [index], timeout_s=0.5)
