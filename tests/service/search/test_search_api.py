@@ -12,7 +12,9 @@ from elasticsearch import AsyncElasticsearch
 from core.index_contract import IndexNames
 from indexer.load import LoadReport, SourceFiles
 from service.search.vocabulary import curated_terms
-from tests.conftest import ApiClient
+from service.web.app import create_app
+from service.web.settings import Settings
+from tests.conftest import SAMPLE_TODAY, ApiClient, ClientFactory
 from tests.service.search.calls import LOWER_MANHATTAN, all_results, search
 from tests.source_rows import active_rows
 
@@ -145,9 +147,17 @@ async def test_organisation_name_finds_it(
         assert row["NPI"] in [r["npis"][0] for r in page["results"]], name
 
 
+@pytest.fixture
+async def unlimited_api(aiohttp_client: ClientFactory, sample_settings: Settings) -> ApiClient:
+    """Hundreds of searches in a row from one token: more than the rate limit's burst."""
+    unlimited = sample_settings.model_copy(update={"rate_limit_per_s": 0})
+    return await aiohttp_client(create_app(unlimited, today=lambda: SAMPLE_TODAY))
+
+
 async def test_every_vocabulary_term_returns_only_that_specialty(
-    api: ApiClient, auth_header: dict[str, str]
+    unlimited_api: ApiClient, auth_header: dict[str, str]
 ) -> None:
+    api = unlimited_api
     found_any = Counter[str]()
     for key, concept in curated_terms().items():
         page = await search(api, auth_header, query=" ".join(key), pageSize=10, facets=False)
