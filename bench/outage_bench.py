@@ -52,7 +52,11 @@ async def run(es_url: str, prefix: str, rounds: int) -> list[str]:
     settings = Settings(elasticsearch_url=proxy.url, index_prefix=prefix, rate_limit_per_s=0)
     client = TestClient(TestServer(create_app(settings)))
     await client.start_server()
-    direct = make_client(proxy.url, request_timeout=settings.es_request_timeout_s, max_retries=1)
+    direct = make_client(
+        proxy.url,
+        request_timeout=settings.es_request_timeout_s,
+        max_retries=settings.es_max_retries,
+    )
     auth = {"Authorization": f"Bearer {mint_token(settings)}"}
     npi = await _any_npi(direct, prefix)
 
