@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import subprocess
 import sys
@@ -159,6 +160,21 @@ def start_service(
     return subprocess.Popen(
         [sys.executable, "-m", "service.cli", "serve"], env=env, stdout=log, stderr=log
     )
+
+
+async def stop_child(process: asyncio.subprocess.Process, grace_s: float) -> None:
+    """SIGTERM (the indexer then cleans up: deletes a new version, releases its lock, resumes
+    refresh), SIGKILL after ``grace_s``; waits for it either way."""
+    if process.returncode is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        process.terminate()
+    try:
+        await asyncio.wait_for(process.wait(), grace_s)
+    except TimeoutError:
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
+        await process.wait()
 
 
 def stop_service(process: subprocess.Popen[bytes], grace_s: float = 10.0) -> None:

@@ -50,7 +50,7 @@ import orjson
 from elasticsearch import ApiError, TransportError
 
 from bench.coverage_bench import coverage_request
-from bench.harness import percentile, run_level, service_process
+from bench.harness import percentile, run_level, service_process, stop_child
 from bench.lookup_bench import sample_npis
 from bench.search_bench import QUERY_CLASSES, query_mix
 from core.es_client import make_client, node_urls
@@ -512,24 +512,9 @@ async def run_indexer(command: list[str], log: IO[bytes], timeout_s: float) -> i
     except TimeoutError:
         pass
     finally:
-        await _stop(process)
+        await stop_child(process, STOP_GRACE_S)
     assert process.returncode is not None
     return process.returncode
-
-
-async def _stop(process: asyncio.subprocess.Process) -> None:
-    """SIGTERM (a load then deletes its new indices and releases its lock), SIGKILL after
-    STOP_GRACE_S."""
-    if process.returncode is not None:
-        return
-    with contextlib.suppress(ProcessLookupError):
-        process.terminate()
-    try:
-        await asyncio.wait_for(process.wait(), STOP_GRACE_S)
-    except TimeoutError:
-        with contextlib.suppress(ProcessLookupError):
-            process.kill()
-        await process.wait()
 
 
 async def reindex_at(reindex: Reindex, started: float, log: IO[bytes], timeout_s: float) -> None:

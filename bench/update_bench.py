@@ -40,7 +40,7 @@ from urllib.parse import urlsplit
 import aiohttp
 import orjson
 
-from bench.harness import percentile, running_service
+from bench.harness import percentile, running_service, stop_child
 from bench.lookup_bench import sample_npis
 from bench.search_bench import query_mix
 from core.index_contract import IndexNames
@@ -178,21 +178,6 @@ def _high_water_mb(pid: int) -> float:
     return 0.0
 
 
-async def _stop(process: asyncio.subprocess.Process) -> None:
-    """Terminate (the update's SIGTERM handler releases its lock and resumes refresh), then kill
-    after STOP_GRACE_S."""
-    if process.returncode is not None:
-        return
-    with contextlib.suppress(ProcessLookupError):
-        process.terminate()
-    try:
-        await asyncio.wait_for(process.wait(), STOP_GRACE_S)
-    except TimeoutError:
-        with contextlib.suppress(ProcessLookupError):
-            process.kill()
-        await process.wait()
-
-
 async def run_update(
     args: argparse.Namespace, command: list[str], log: IO[bytes], clients_started: float | None
 ) -> UpdateRun:
@@ -223,11 +208,11 @@ async def run_update(
                 break
         run.wall_s = time.perf_counter() - started
     finally:
-        await _stop(process)
+        await stop_child(process, STOP_GRACE_S)
         if spy is not None:  # it ends with its target; it writes its file when it does
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(spy.wait(), STOP_GRACE_S)
-            await _stop(spy)
+            await stop_child(spy, STOP_GRACE_S)
     run.returncode = process.returncode
     busy, iowait, total, read, written = (
         a - b for a, b in zip(_machine_counters(), machine_before, strict=True)
