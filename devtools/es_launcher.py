@@ -26,7 +26,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from core.processes import pid_alive
-from devtools import cluster
+from devtools import cluster_record
 from devtools.distribution import LauncherError, cache_dir
 from devtools.docker_node import engine_problem, image_name, image_problem, remove, start_docker
 from devtools.local_node import healthy, start_local, terminate
@@ -149,7 +149,7 @@ def start_cluster(count: int, settings: LauncherSettings | None = None) -> Node:
             "PD_ES_MODE=docker starts a single node; a cluster (--nodes) runs from the local "
             "distribution (PD_ES_MODE=local or unset)."
         )
-    started, here = cluster.start_recorded(settings, count)
+    started, here = cluster_record.start_recorded(settings, count)
     return Node(url=started.url, kind=f"cluster of {count} local nodes", started_here=here)
 
 
@@ -164,14 +164,14 @@ def _run(command: str, nodes: int) -> int:
         if nodes == 1:
             print("stopped" if stop() else "no node to stop")
         else:
-            stopped = cluster.stop_recorded(LauncherSettings(), nodes)
+            stopped = cluster_record.stop_recorded(LauncherSettings(), nodes)
             print("stopped" if stopped else f"no cluster of {nodes} nodes to stop")
         return 0
     if nodes == 1:
         up, line = status()
         lines = [line]
     else:
-        up, lines = cluster.status_lines(LauncherSettings(), nodes)
+        up, lines = cluster_record.status_lines(LauncherSettings(), nodes)
     print("\n".join(lines))
     return 0 if up else 1
 

@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 
 from core.processes import pid_alive
-from devtools.cluster import cluster_label, clusters_root, record_file, stop_recorded
+from devtools.cluster import cluster_label, clusters_root
+from devtools.cluster_record import record_file, stop_recorded
 from devtools.distribution import node_root
 from devtools.settings import REPO_ROOT, LauncherSettings
 from tests.cluster.conftest import run_settings

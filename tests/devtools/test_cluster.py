@@ -22,10 +22,8 @@ from devtools.cluster import (
     cluster_specs,
     clusters_root,
     plan,
-    record_file,
-    status_lines,
-    stop_recorded,
 )
+from devtools.cluster_record import record_file, status_lines, stop_recorded
 from devtools.distribution import LauncherError, node_root
 from devtools.local_node import SINGLE_NODE_OPTIONS, NodeSpec, command_line, environment
 from devtools.settings import REPO_ROOT, LauncherSettings
