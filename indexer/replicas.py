@@ -21,6 +21,7 @@ from typing import Literal
 from elasticsearch import AsyncElasticsearch
 
 Status = Literal["green", "yellow", "red"]
+HEALTH_ANSWER_S = 30.0  # beyond the wait, for Elasticsearch to answer the health call
 
 
 class CopiesUnavailable(RuntimeError):
@@ -50,7 +51,10 @@ async def wait_for_copies(es: AsyncElasticsearch, indices: list[str], timeout_s:
     """Wait up to ``timeout_s`` for every copy of ``indices`` (green); CopiesUnavailable when a
     primary is still missing at the end (red)."""
     started = time.monotonic()
-    response = await es.options(ignore_status=408).cluster.health(
+    # The client's own request timeout is shorter than a replica copy of a national index may
+    # take; the health call itself ends at ``timeout``, so the request gets a little longer.
+    waiting = es.options(ignore_status=408, request_timeout=timeout_s + HEALTH_ANSWER_S)
+    response = await waiting.cluster.health(
         index=",".join(indices),
         wait_for_status="green",
         wait_for_no_initializing_shards=True,

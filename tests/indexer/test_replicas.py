@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from elasticsearch import AsyncElasticsearch
 
+from core.es_client import make_client
 from core.index_contract import IndexNames
 from indexer import versions
 from indexer.load import LoadError, LoadOptions, LoadReport, SourceFiles, load
@@ -47,6 +48,20 @@ async def test_unplaceable_replicas_leave_a_yellow_version_that_may_be_served(
     assert copies.status == "yellow"
     assert copies.unassigned_shards == replicas
     assert copies.waited_s >= 0.4  # it did wait for green before settling for yellow
+
+
+async def test_the_wait_outlasts_the_clients_request_timeout(
+    es: AsyncElasticsearch, es_url: str, index_names: IndexNames
+) -> None:
+    index = index_names.versioned("search", "copies")
+    await es.indices.create(index=index, settings={"number_of_replicas": await _data_nodes(es)})
+    impatient = make_client(es_url, request_timeout=0.5)
+    try:
+        copies = await wait_for_copies(impatient, [index], timeout_s=1.5)
+    finally:
+        await impatient.close()
+    assert copies.status == "yellow"
+    assert copies.waited_s >= 1.4
 
 
 async def test_a_version_missing_a_primary_is_never_served(
