@@ -11,6 +11,7 @@ the dead-node backoff already survives the loss of one.
 from __future__ import annotations
 
 from collections.abc import Collection
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -36,10 +37,18 @@ def make_client(
     request_timeout: float = 30.0,
     max_retries: int = 2,
     connections: int = 32,
+    api_key: str | None = None,
+    ca_certs: Path | None = None,
     **options: Any,
 ) -> AsyncElasticsearch:
     """orjson serialisation and pooled connections to every node of ``url`` (see node_urls);
-    ``options`` go to AsyncElasticsearch as is (e.g. ``node_class``, ``retry_on_status``)."""
+    ``api_key`` (the base64 ``id:key`` Elasticsearch issues) authenticates every request and
+    ``ca_certs`` verifies https nodes signed by a private CA. ``options`` go to
+    AsyncElasticsearch as is (e.g. ``node_class``, ``retry_on_status``)."""
+    if api_key is not None:
+        options["api_key"] = api_key
+    if ca_certs is not None:
+        options["ca_certs"] = str(ca_certs)
     return AsyncElasticsearch(
         node_urls(url),
         request_timeout=request_timeout,

@@ -8,7 +8,8 @@ told to do with ``_bulk`` requests (tests of indexer/bulk.py):
   these document ids are answered 429 (``es_rejected_execution_exception``) although the node
   really indexed them, so a client that sends them again must do so idempotently;
 - ``hold_s``: every bulk answer is held that long (requests in flight at a known moment).
-It records the document ids of every bulk request (``bulk_ids``) and how many were in flight.
+It records the document ids of every bulk request (``bulk_ids``), how many were in flight and
+the Authorization header of every request (``authorizations``, None where there was none).
 
 Without an upstream it answers every bulk request with a canned success (an item 201 per
 action, with an index name and id if the filter path asks for them; no node involved), to time a
@@ -106,6 +107,7 @@ class BulkRelay:
         self._item_rejections: Counter[str] = Counter()
         self.hold_s = 0.0
         self.bulk_ids: list[list[str]] = []
+        self.authorizations: list[str | None] = []
         self.in_flight = 0
         self.max_in_flight = 0
         self.port = 0
@@ -142,6 +144,7 @@ class BulkRelay:
             self._item_rejections[doc_id] += times
 
     async def _handle(self, request: web.Request) -> web.Response:
+        self.authorizations.append(request.headers.get("Authorization"))
         body = await request.read()
         if not request.path.endswith("/_bulk"):
             return (await self._forward(request, body)).response()

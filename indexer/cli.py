@@ -15,7 +15,6 @@ from typing import Any
 import orjson
 from elasticsearch import ApiError, TransportError
 
-from core.es_client import make_client
 from core.index_contract import IndexNames
 from indexer.cli_parsers import parser
 from indexer.cli_status import rollback_lines, status_lines
@@ -123,13 +122,13 @@ async def _update(es: Any, names: IndexNames, args: argparse.Namespace) -> int:
     return 0 if report.accounted else 1
 
 
-async def _run(args: argparse.Namespace) -> int:
+async def _run(args: argparse.Namespace, settings: IndexerSettings) -> int:
     # SIGTERM cancels the work like Ctrl-C does: the job's clean-up runs, then we exit.
     task = asyncio.current_task()
     assert task is not None
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
     names = IndexNames(args.prefix)
-    es = make_client(args.es_url, request_timeout=120)
+    es = settings.connect(args.es_url, request_timeout=120)
     try:
         if args.command == "load":
             return await _load(es, names, args)
@@ -174,11 +173,12 @@ def _generate_update(source: Path, args: argparse.Namespace) -> object:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser(IndexerSettings()).parse_args(argv)
+    settings = IndexerSettings()
+    args = parser(settings).parse_args(argv)
     try:
         if args.command.startswith("generate"):
             return _generate(args)
-        return asyncio.run(_run(args))
+        return asyncio.run(_run(args, settings))
     except (KeyboardInterrupt, asyncio.CancelledError):
         print(_INTERRUPTED.get(args.command, "interrupted"), file=sys.stderr)
         return 130

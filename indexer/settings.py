@@ -4,17 +4,17 @@ flags take their defaults from here."""
 from __future__ import annotations
 
 from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import SettingsConfigDict
 
+from core.es_settings import ElasticsearchAccess
 from core.index_contract import DEFAULT_PREFIX
 
 
-class IndexerSettings(BaseSettings):
+class IndexerSettings(ElasticsearchAccess):
+    """ELASTICSEARCH_URL and its credentials: core/es_settings.py."""
+
     model_config = SettingsConfigDict(env_prefix="PD_", extra="ignore", frozen=True)
 
-    elasticsearch_url: str = Field(
-        default="http://127.0.0.1:9200", validation_alias="ELASTICSEARCH_URL"
-    )
     index_prefix: str = DEFAULT_PREFIX
     shards: int = Field(default=1, ge=1)
     replicas: int = Field(default=0, ge=0)

@@ -14,7 +14,7 @@ from elasticsearch import AsyncElasticsearch
 
 from core import geo
 from core.clock import Today, today_utc
-from core.es_client import RETRY_ON_STATUS, make_client
+from core.es_client import RETRY_ON_STATUS
 from core.index_contract import IndexNames
 from service.search import vocabulary
 from service.web.auth import Verifier
@@ -42,8 +42,7 @@ def make_es_client(settings: Settings, metrics: Metrics | None) -> AsyncElastics
     options: dict[str, Any] = {}
     if metrics is not None:
         options["node_class"] = timed_node_class(metrics.es_latency)
-    return make_client(
-        settings.elasticsearch_url,
+    return settings.connect(
         request_timeout=settings.es_request_timeout_s,
         max_retries=settings.es_max_retries,
         retry_on_status=RETRY_ON_STATUS,

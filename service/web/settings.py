@@ -1,21 +1,24 @@
-"""Service configuration: the only reader of the environment (prefix ``PD_``)."""
+"""Service configuration: the only reader of the environment (prefix ``PD_``), with
+core/es_settings.py, which it extends."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, model_validator
+from pydantic_settings import SettingsConfigDict
 
-from core.es_client import node_urls
+from core.es_settings import ElasticsearchAccess
 from core.index_contract import DEFAULT_PREFIX
 
 DEVELOPMENT_JWT_SECRET = "development-only-secret-never-use-in-production-0123456789"
 ALL_SCOPES = ("providers:read", "coverage:read")
 
 
-class Settings(BaseSettings):
+class Settings(ElasticsearchAccess):
+    """ELASTICSEARCH_URL and its credentials: core/es_settings.py."""
+
     model_config = SettingsConfigDict(
         env_prefix="PD_", extra="ignore", frozen=True, populate_by_name=True
     )
@@ -24,12 +27,6 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = Field(default=8080, ge=1, le=65535)
 
-    # One address (a node, or a managed cluster's endpoint) or several nodes, comma-separated
-    # (core/es_client.py: how a request moves to another node, why sniffing is off).
-    elasticsearch_url: str = Field(
-        default="http://127.0.0.1:9200",
-        validation_alias="ELASTICSEARCH_URL",
-    )
     index_prefix: str = DEFAULT_PREFIX
     # Below 1 s so a hung node is a 503 within a second; searches take ~5-100 ms (BENCHMARKS.md).
     # A timeout is not retried, so this is also the longest an answer waits on Elasticsearch.
@@ -38,7 +35,7 @@ class Settings(BaseSettings):
     # when there is one: two cover a lost node and a coordinating node that lost a shard copy.
     es_max_retries: int = Field(default=2, ge=0, le=5)
 
-    jwt_algorithms: list[str] = ["HS256"]
+    jwt_algorithms: list[str] = Field(default_factory=lambda: ["HS256"])
     jwt_secret: str | None = DEVELOPMENT_JWT_SECRET
     jwt_public_key_file: Path | None = None
     jwt_jwks_file: Path | None = None
@@ -54,12 +51,6 @@ class Settings(BaseSettings):
     rate_limit_burst: int = Field(default=200, ge=1)
     metrics_enabled: bool = True
     sandbox: bool = False
-
-    @field_validator("elasticsearch_url")
-    @classmethod
-    def _node_addresses(cls, value: str) -> str:
-        node_urls(value)
-        return value
 
     @model_validator(mode="after")
     def _refuse_development_secret(self) -> Settings:
