@@ -6,6 +6,9 @@ Usage:
     python -m bench.node_loss [--rounds 3]         # runs tests/cluster/test_node_loss.py
     python -m bench.node_loss --figures a.json ... # tabulates figures kept by earlier runs
                                                    # (PD_NODE_LOSS_FIGURES=a.json make cluster-test)
+
+Each round's pytest gets this process's environment plus the two variables that switch the
+cluster tests on and say where the figures go; nothing here is read from the environment.
 """
 
 from __future__ import annotations
