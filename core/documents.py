@@ -9,11 +9,12 @@ closed, so a field added here without a schema change cannot slip out unnoticed.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, with_config
 from typing_extensions import TypedDict  # pydantic needs it for TypedDicts on Python < 3.12
 
+Json = dict[str, Any]  # a JSON object as Elasticsearch and the API exchange it
 CLOSED = ConfigDict(extra="forbid")
 Gender = Literal["F", "M", "X"]
 EntityType = Literal["individual", "organization"]
@@ -136,6 +137,20 @@ class GeoPoint(TypedDict):
     lon: float
 
 
+class Period(TypedDict, total=False):
+    """An Elasticsearch ``date_range`` value: from ``gte`` (inclusive) to ``lt`` (exclusive)."""
+
+    gte: str
+    lt: str
+
+
+class NetworkPeriod(TypedDict):
+    """An in-network coverage row of a provider, as the search index holds it (core.network)."""
+
+    key: str
+    period: Period
+
+
 class SearchDoc(TypedDict):
     """One per provider: text and filter fields, the geocoded points of its locations, and the
     Provider and Locations to answer with (stored, not indexed)."""
@@ -148,7 +163,7 @@ class SearchDoc(TypedDict):
     specialtyNames: list[str]  # NUCC display names, for facets
     languages: list[str]
     pcpEligible: bool
-    inNetwork: list[str]  # network_key of in-network coverage rows not terminated by the load
+    networks: list[NetworkPeriod]  # core.network.network_periods of its coverage rows
     # Text fields below hold core.text.normalize()d text (one tokenisation rule, both sides).
     fullName: str
     exactNames: list[str]

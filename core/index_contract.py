@@ -10,11 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from core.network import NETWORKS_FIELD, NETWORKS_MAPPING
+
 IndexKind = Literal["search", "providers", "coverage", "plans"]
 INDEX_KINDS: tuple[IndexKind, ...] = ("search", "providers", "coverage", "plans")
 # The layout of the documents: a version written with another one is never served or rolled
-# back to (2: the lookup document holds its locations; search points are not nested).
-SCHEMA = 2
+# back to (2: the lookup document holds its locations; search points are not nested; 3: the
+# search document holds in-network periods, not plan years in force on the day of the load).
+SCHEMA = 3
 DEFAULT_PREFIX = "provider-directory"
 
 
@@ -46,11 +49,6 @@ def coverage_doc_id(contract_year: int, bid_id: str, npi: str, location_id: str 
 
 
 def plan_doc_id(contract_year: int, bid_id: str) -> str:
-    return f"{contract_year}:{bid_id}"
-
-
-def network_key(contract_year: int, bid_id: str) -> str:
-    """The value of ``SearchDoc.inNetwork`` for one plan year."""
     return f"{contract_year}:{bid_id}"
 
 
@@ -86,7 +84,8 @@ MAPPINGS: dict[IndexKind, dict[str, Any]] = {
             },
             "languageText": _TEXT,
             "pcpEligible": {"type": "boolean", "doc_values": False},
-            "inNetwork": _FILTER_KEYWORD,
+            # Nested: a plan year and its period must match in the same row (core.network).
+            NETWORKS_FIELD: NETWORKS_MAPPING,
             # Text fields hold core.text.normalize()d text. A name's length says nothing about
             # how well it matches, so names carry no norms: same-name providers score alike
             # and distance orders them.

@@ -4,15 +4,13 @@ time (an update sees its own writes before they are refreshed), and the coverage
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from datetime import date
 from typing import Any, cast
 
 from elasticsearch import AsyncElasticsearch
 from elasticsearch.helpers import async_scan
 
 from core.documents import CoverageDoc
-from core.index_contract import network_key
-from indexer.pipeline import in_force
+from core.network import PeriodKey, period_key
 
 
 async def documents(
@@ -40,8 +38,6 @@ async def coverage_rows(
     return rows
 
 
-def networks(rows: Iterable[CoverageDoc], today: date) -> list[str]:
-    """The ``inNetwork`` value of a provider with these coverage rows (as a load computes it)."""
-    return sorted(
-        {network_key(doc["contractYear"], doc["bidId"]) for doc in rows if in_force(doc, today)}
-    )
+def networks(rows: Iterable[CoverageDoc]) -> list[PeriodKey | None]:
+    """What a load keeps of a provider's coverage rows for its search document."""
+    return [period_key(row) for row in rows]

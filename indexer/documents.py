@@ -26,6 +26,7 @@ from core.documents import (
     SearchDoc,
     Specialty,
 )
+from core.network import PeriodKey, periods_of
 from core.npi import provider_id
 from core.primary_care import is_pcp_eligible
 from core.text import normalize
@@ -54,7 +55,7 @@ class Extras:
 
     dac_rows: Sequence[DacRow] = ()
     languages: tuple[str, ...] = ()
-    in_network: Sequence[str] = ()
+    networks: Sequence[PeriodKey | None] = ()  # core.network.period_key of its coverage rows
 
 
 NO_EXTRAS = Extras()
@@ -168,9 +169,9 @@ def search_document(
     provider: Provider,
     locations: list[Location],
     other_names: tuple[str, ...] = (),
-    in_network: Sequence[str] = (),
+    networks: Sequence[PeriodKey | None] = (),
 ) -> SearchDoc:
-    """``in_network``: the ``network_key`` of every plan the provider is in (see indexer.load)."""
+    """``networks``: the plan years and periods of the provider's coverage rows."""
     points: list[GeoPoint] = []
     for location in locations:
         lat, lng = location["address"]["lat"], location["address"]["lng"]
@@ -196,7 +197,7 @@ def search_document(
         "specialtyNames": _unique(names),
         "languages": provider["languages"],
         "pcpEligible": provider["pcpEligible"],
-        "inNetwork": sorted(in_network),  # sorted: a load and an update write the same
+        "networks": periods_of(networks),
         "fullName": normalize(full_name(provider)),
         "exactNames": _searchable(
             [
@@ -229,5 +230,5 @@ def build_documents(
     provider = provider_document(record, nucc, extras)
     locations = all_locations(record, extras.dac_rows, provider["pcpEligible"])
     other_names = record.other_organization_names + record.other_person_names
-    search = search_document(provider, locations, other_names, extras.in_network)
+    search = search_document(provider, locations, other_names, extras.networks)
     return ProviderDocuments(provider, locations, search)

@@ -16,8 +16,9 @@ from typing import Any
 from orjson import dumps
 
 from core.clock import today_utc
-from core.documents import CoverageDoc, Plan
-from core.index_contract import IndexKind, network_key, plan_doc_id
+from core.documents import Plan
+from core.index_contract import IndexKind, plan_doc_id
+from core.network import PeriodKey, period_key
 from indexer.bulk import Action, Origin, action_lines
 from indexer.documents import NO_EXTRAS, Extras, build_documents
 from indexer.npiset import NpiSet
@@ -39,15 +40,6 @@ class SideTables:
     plans: list[Plan]
 
 
-def in_force(doc: CoverageDoc, today: date) -> bool:
-    """In network as of ``today`` for search: in_network and not yet terminated (termination
-    is exclusive). Rows starting later still count, the filter being per plan year; a row for
-    one location counts for the provider, search results being providers."""
-    if doc["networkStatus"] != "in_network":
-        return False
-    return doc["terminationDate"] is None or doc["terminationDate"] > today.isoformat()
-
-
 class ActionStream:
     def __init__(
         self,
@@ -67,7 +59,7 @@ class ActionStream:
         self._rejects = rejects
         self._progress = progress
         self._today = today or today_utc()
-        self._networks: dict[int, tuple[str, ...]] = {}
+        self._networks: dict[int, tuple[PeriodKey, ...]] = {}
         self._coverage_npis = NpiSet()
 
     def __iter__(self) -> Iterator[Action]:
@@ -86,7 +78,7 @@ class ActionStream:
             yield self._action("plans", doc_id, plan, Origin(source, 0, ""))
 
     def _coverage(self) -> Iterator[Action]:
-        shared: dict[tuple[str, ...], tuple[str, ...]] = {}
+        shared: dict[tuple[PeriodKey, ...], tuple[PeriodKey, ...]] = {}
         # Duplicates are found here, not by a 409 from a "create": a bulk request retried after
         # a dropped connection would meet its own documents and look like duplicates.
         seen: set[str] = set()
@@ -108,13 +100,16 @@ class ActionStream:
             self._report.source_rows[path.name] = rows
 
     def _coverage_action(
-        self, item: CoverageRow, source: str, shared: dict[tuple[str, ...], tuple[str, ...]]
+        self,
+        item: CoverageRow,
+        source: str,
+        shared: dict[tuple[PeriodKey, ...], tuple[PeriodKey, ...]],
     ) -> Action:
         doc = item.doc
         npi = doc["npi"]
         self._coverage_npis.add(npi)
-        if in_force(doc, self._today):
-            key = network_key(doc["contractYear"], doc["bidId"])
+        key = period_key(doc)
+        if key is not None:
             known = self._networks.get(int(npi), ())
             if key not in known:
                 keys = (*known, key)

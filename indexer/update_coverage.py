@@ -24,6 +24,7 @@ import orjson
 
 from core.clock import today_utc
 from core.documents import CoverageDoc
+from core.network import NETWORKS_FIELD, periods_of
 from indexer import current
 from indexer.bulk import Action, Origin, action_lines, bulk_index, chunked
 from indexer.live import LiveVersion, visible_together
@@ -104,16 +105,16 @@ class _Applier:
         """The search documents of the providers named, with the networks they are in now."""
         for npis in chunked(sorted(self.written), batch):
             refreshed = await current.coverage_rows(es, self._index, npis)
-            searched = await current.documents(es, self._search, npis, ["inNetwork"])
+            searched = await current.documents(es, self._search, npis, [NETWORKS_FIELD])
             actions: list[Action] = []
             for npi in npis:
                 if npi not in searched:
                     continue  # coverage of an NPI without a provider (as in a load)
                 rows = {**refreshed.get(npi, {}), **self.written[npi]}
-                networks = current.networks([d for d in rows.values() if d], self._today)
-                if searched[npi].get("inNetwork") != networks:
+                networks = periods_of(current.networks([d for d in rows.values() if d]))
+                if searched[npi].get(NETWORKS_FIELD, []) != networks:
                     line = action_lines("update", self._search)(npi)
-                    body = orjson.dumps({"doc": {"inNetwork": networks}})
+                    body = orjson.dumps({"doc": {NETWORKS_FIELD: networks}})
                     actions.append((line, body, Origin(self._report.file, 0, npi)))
             result = await bulk_index(es, actions)
             if result.failed:

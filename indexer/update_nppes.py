@@ -130,7 +130,7 @@ class _Applier:
         extras = Extras(
             dac.rows.get(npi) or (),
             dac.languages.get(npi) or (),
-            current.networks(coverage.get(npi, {}).values(), self._today),
+            current.networks(coverage.get(npi, {}).values()),
         )
         docs = build_documents(row, self._joins.nucc, extras)
         new = (_json(docs.lookup()), _json(docs.search))

@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import date
-from typing import Literal, cast
+from typing import cast
 
 from core.documents import CoverageDoc, Location, NetworkStatus, Plan, Provider
+from core.network import AnsweredStatus, in_force
 from service.coverage.models import (
     CoverageLocation,
     CoveragePlan,
@@ -29,14 +30,6 @@ class StoredFacts:
     providers: dict[str, Provider]  # npi -> provider
     locations: dict[str, list[Location]]  # npi -> its locations
     coverage: list[CoverageDoc]
-
-
-def effective_on(row: CoverageDoc, day: date) -> bool:
-    """Effective date inclusive, termination date exclusive; open ends always match."""
-    starts, ends = row["effectiveDate"], row["terminationDate"]
-    return (starts is None or date.fromisoformat(starts) <= day) and (
-        ends is None or day < date.fromisoformat(ends)
-    )
 
 
 def _status(rows: list[CoverageDoc]) -> NetworkStatus:
@@ -84,7 +77,7 @@ def _provider_status(
     known = set(location_ids)
     locations = [_location_status(i, i in known, rows) for i in ids]
     found = [loc for loc in locations if loc["networkStatus"] != "unknown"]
-    status: Literal["in_network", "out_of_network", "unknown"]
+    status: AnsweredStatus
     reason: Reason | None
     if wanted is None:
         status, reason = _status(rows), (None if rows else "no_participation_record")
@@ -100,7 +93,7 @@ def plan_statuses(request: CoverageRequest, facts: StoredFacts, today: date) -> 
     day = request.asOf or today
     rows_by_pair: dict[tuple[str, str], list[CoverageDoc]] = defaultdict(list)
     for row in facts.coverage:
-        if row["contractYear"] == request.contractYear and effective_on(row, day):
+        if row["contractYear"] == request.contractYear and in_force(row, day):
             rows_by_pair[(row["bidId"], row["npi"])].append(row)
     location_ids = {
         npi: [loc["id"] for loc in facts.locations.get(npi, [])] for npi in facts.providers

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field, field_validator, with_config
 from typing_extensions import TypedDict
 
 from core.documents import CLOSED, IsoDate, Location, NetworkStatus, Plan, Provider
+from core.network import AnsweredStatus
 from core.plans import canonical_bid_id
 from service.fields import REQUEST_CONFIG, BidId, ContractYear, Npi, reject_null
 
@@ -96,7 +97,7 @@ class UnknownCoverageLocation(TypedDict):
 class CoverageProvider(TypedDict):
     npi: str
     provider: Provider | None
-    networkStatus: Literal["in_network", "out_of_network", "unknown"]
+    networkStatus: AnsweredStatus
     reason: Annotated[
         Reason | None, Field(description="why the status is unknown, or why there is no record")
     ]
@@ -118,7 +119,7 @@ class CoveragePlan(TypedDict):
 @with_config(CLOSED)
 class LocationStatus(TypedDict):
     id: Annotated[str, Field(description="a location id of the provider in `providers`")]
-    networkStatus: Literal["in_network", "out_of_network", "unknown"]
+    networkStatus: AnsweredStatus
     reason: Literal["no_participation_record", "location_not_found"] | None
     acceptingNewPatients: bool | None
     effectiveDate: IsoDate | None
@@ -128,7 +129,7 @@ class LocationStatus(TypedDict):
 @with_config(CLOSED)
 class ProviderStatus(TypedDict):
     npi: Annotated[str, Field(description="a key of `providers` unless provider_not_found")]
-    networkStatus: Literal["in_network", "out_of_network", "unknown"]
+    networkStatus: AnsweredStatus
     reason: Reason | None
     locations: list[LocationStatus]
 

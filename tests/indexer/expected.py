@@ -7,8 +7,8 @@ import csv
 import re
 from collections import defaultdict
 from collections.abc import Iterator
-from datetime import date
 from pathlib import Path
+from typing import Any
 
 from tests.source_rows import active_rows
 
@@ -125,14 +125,23 @@ def expected_affiliations(
     return groups, hospitals
 
 
-def in_network(coverage: Path, today: date) -> dict[str, list[str]]:
-    """NPI -> "year:bid" of in-network rows not terminated by ``today`` (exclusive)."""
-    found: dict[str, list[str]] = defaultdict(list)
+Period = tuple[str, str | None, str | None]
+
+
+def in_network(coverage: Path) -> dict[str, set[Period]]:
+    """NPI -> ("year:bid", effective date, termination date) of its in-network rows."""
+    found: dict[str, set[Period]] = defaultdict(set)
     for row in csv_dicts(coverage):
-        terminated = row["termination_date"]
-        if row["network_status"] != "in_network" or (terminated and terminated <= str(today)):
-            continue
-        key = f"{row['contract_year']}:{row['bid_id']}"
-        if key not in found[row["npi"]]:
-            found[row["npi"]].append(key)
+        if row["network_status"] == "in_network":
+            key = f"{row['contract_year']}:{row['bid_id']}"
+            period = (key, row["effective_date"] or None, row["termination_date"] or None)
+            found[row["npi"]].add(period)
     return found
+
+
+def stored_periods(search_doc: dict[str, Any]) -> set[Period]:
+    """The same, as a search document holds it."""
+    return {
+        (entry["key"], entry["period"].get("gte"), entry["period"].get("lt"))
+        for entry in search_doc["networks"]
+    }

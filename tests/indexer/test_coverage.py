@@ -12,8 +12,7 @@ from indexer.load import LoadOptions, LoadReport, SourceFiles, load
 from indexer.sources.coverage import CoverageRow, read_coverage
 from indexer.sources.csvfiles import Rejected
 from indexer.sources.plans import read_plans, state_codes
-from tests.conftest import SAMPLE_TODAY
-from tests.indexer.expected import csv_dicts, in_network
+from tests.indexer.expected import csv_dicts, in_network, stored_periods
 
 Loaded = tuple[IndexNames, LoadReport]
 HEADER = (
@@ -110,11 +109,11 @@ async def test_loaded_coverage_equals_the_file_and_feeds_in_network(
         assert source["effectiveDate"] == (row["effective_date"] or None)
         assert source["terminationDate"] == (row["termination_date"] or None)
         assert source["source"] == "synthetic-generator-v1"
-    expected = in_network(coverage, SAMPLE_TODAY)  # the day the sample was loaded for
+    expected = in_network(coverage)
     covered = sorted({row["npi"] for row in rows})
     search = await es.mget(index=names.alias("search"), ids=covered)
     for doc in search["docs"]:
-        assert doc["_source"]["inNetwork"] == sorted(expected.get(doc["_id"], []))  # sorted
+        assert stored_periods(doc["_source"]) == expected.get(doc["_id"], set())
     assert any(expected.values()) and not all(expected.get(npi) for npi in covered)
 
 

@@ -101,6 +101,6 @@ def test_every_sample_row_maps_field_by_field(sample_sources: SourceFiles) -> No
         assert location["source"] == "nppes"
         assert search["npi"] == row["NPI"]
         assert search["taxonomyCodes"] == list(taxonomy)
-        assert search["inNetwork"] == []
+        assert search["networks"] == []
         if dba:
             assert normalize(row["Provider Other Organization Name"]) in search["organizations"]

@@ -178,7 +178,7 @@ async def test_updates_equal_a_full_load_of_the_merged_file(
     ]
     assert any(p["hospitalAffiliations"] or p["groupAffiliations"] for p in changed)
     searched = await _sources(es, full, "search")
-    assert any(searched[p["npis"][0]]["inNetwork"] for p in changed)
+    assert any(searched[p["npis"][0]]["networks"] for p in changed)
 
 
 async def test_an_update_refuses_to_run_beside_another_job_and_names_it(

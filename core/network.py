@@ -1,0 +1,103 @@
+"""When a coverage row is in force: one rule, and the two forms the search index gives it.
+
+A row is in force on a day when the day is on or after its effective date and before its
+termination date (exclusive); an open end always matches. The coverage answer applies ``in_force``
+to the rows it reads; the search index stores each in-network row's period (``network_periods``)
+and the in-network filter asks for a period holding the day of the question
+(``in_network_clause``), so both answer the same on any day, without a reload when a date passes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import date
+from typing import Any, Literal, get_args
+
+from core.documents import CoverageDoc, NetworkPeriod, NetworkStatus, Period
+
+# What a coverage answer can say: the stored statuses, or that the directory cannot tell.
+AnsweredStatus = Literal[NetworkStatus, "unknown"]
+NETWORK_STATUSES: tuple[NetworkStatus, ...] = get_args(NetworkStatus)
+NETWORKS_FIELD = "networks"
+
+
+def network_key(contract_year: int, bid_id: str) -> str:
+    """One plan year, as ``NetworkPeriod.key`` holds it."""
+    return f"{contract_year}:{bid_id}"
+
+
+def in_force(row: CoverageDoc, day: date) -> bool:
+    """Effective date inclusive, termination date exclusive; open ends always match."""
+    starts, ends = row["effectiveDate"], row["terminationDate"]
+    return (starts is None or starts <= day.isoformat()) and (
+        ends is None or day.isoformat() < ends
+    )
+
+
+# A row's plan year and period as plain values: what a load keeps per provider while the
+# coverage file streams (tuples are small and can be shared between providers).
+PeriodKey = tuple[str, str | None, str | None]
+
+
+def period_key(row: CoverageDoc) -> PeriodKey | None:
+    """The plan year and period of an in-network row; None for any other row."""
+    if row["networkStatus"] != "in_network":
+        return None
+    key = network_key(row["contractYear"], row["bidId"])
+    return (key, row["effectiveDate"], row["terminationDate"])
+
+
+def periods_of(keys: Iterable[PeriodKey | None]) -> list[NetworkPeriod]:
+    """``SearchDoc.networks``: each period once, in a fixed order (a load and an update write
+    the same document). A row for one location counts for the provider: results are providers."""
+    periods: list[NetworkPeriod] = []
+    for key, starts, ends in sorted({k for k in keys if k is not None}, key=_order):
+        period: Period = {}
+        if starts is not None:
+            period["gte"] = starts
+        if ends is not None:
+            period["lt"] = ends
+        periods.append({"key": key, "period": period})
+    return periods
+
+
+def network_periods(rows: Iterable[CoverageDoc]) -> list[NetworkPeriod]:
+    return periods_of(period_key(row) for row in rows)
+
+
+def _order(key: PeriodKey) -> tuple[str, str, str]:
+    return key[0], key[1] or "", key[2] or "~"
+
+
+def in_network_clause(key: str, day: date) -> dict[str, Any]:
+    """Search filter: an in-network row of plan year ``key`` is in force on ``day``."""
+    today = day.isoformat()
+    return {
+        "nested": {
+            "path": NETWORKS_FIELD,
+            "query": {
+                "bool": {
+                    "filter": [
+                        {"term": {f"{NETWORKS_FIELD}.key": key}},
+                        {
+                            "range": {
+                                f"{NETWORKS_FIELD}.period": {
+                                    "gte": today,
+                                    "lte": today,
+                                }
+                            }
+                        },
+                    ]
+                }
+            },
+        }
+    }
+
+
+NETWORKS_MAPPING: dict[str, Any] = {
+    "type": "nested",
+    "properties": {
+        "key": {"type": "keyword"},
+        "period": {"type": "date_range", "format": "strict_date"},
+    },
+}
