@@ -25,7 +25,8 @@ from bench.harness import (
 )
 from core.index_contract import IndexNames
 from service.coverage.models import CoverageRequest
-from service.coverage.store import coverage_searches
+from service.coverage.query import coverage_searches
+from service.storage import WHOLE_ANSWERS_ONLY
 from service.web.auth import mint_token
 from service.web.settings import Settings
 
@@ -53,7 +54,7 @@ async def coverage_request(es_url: str, names: IndexNames, bids: int, npis: int)
 
 def msearch_payload(request_body: dict[str, Any], names: IndexNames) -> bytes:
     request = CoverageRequest.model_validate_json(orjson.dumps(request_body))
-    lines = coverage_searches(request, names)
+    lines = coverage_searches(request, names, WHOLE_ANSWERS_ONLY)
     return b"".join(orjson.dumps(line) + b"\n" for line in lines)
 
 

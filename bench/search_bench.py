@@ -30,11 +30,12 @@ from bench.harness import (
     print_comparison,
     running_service,
 )
+from core.clock import today_utc
 from core.index_contract import IndexNames
-from service.search.interpret import interpret
 from service.search.models import SearchRequest
 from service.search.places import UnknownPlace, resolve
 from service.search.query import build_search
+from service.search.question import read_question
 from service.web.auth import mint_token
 from service.web.settings import Settings
 
@@ -146,8 +147,7 @@ async def query_mix(es_url: str, names: IndexNames, size: int, seed: int) -> lis
 
 def elasticsearch_body(request_body: dict[str, Any]) -> dict[str, Any]:
     request = SearchRequest.model_validate_json(orjson.dumps(request_body))
-    place = resolve(request.location) if request.location is not None else None
-    return build_search(request, interpret(request.query or ""), place)
+    return build_search(read_question(request, today_utc()))
 
 
 async def main_async(args: argparse.Namespace) -> None:

@@ -60,7 +60,10 @@ def make_client(
     )
 
 
+# Elasticsearch cannot answer now: shedding load (429), or a node or shard out of reach. Retried
+# by the indexer's bulk writes after a pause; a 503 with Retry-After from the service.
+OVERLOADED_STATUSES = frozenset({429, 502, 503, 504})
 # What the service retries on another node: a node that is gone or a coordinating node that
 # could not reach a shard answer fast, so a retry costs little. Not 429: a cluster shedding load
 # is not helped by more requests; the caller gets a 503 with Retry-After instead.
-RETRY_ON_STATUS: Collection[int] = (502, 503, 504)
+RETRY_ON_STATUS: Collection[int] = tuple(sorted(OVERLOADED_STATUSES - {429}))

@@ -22,7 +22,7 @@ from rapidfuzz import fuzz, process
 from core.placenames import place_key, state_names, words
 from core.zips import ZipPlace, zips_with_other_names
 
-PlaceSource = Literal["geonames", "zipcodes"]
+GazetteerSource = Literal["geonames", "zipcodes"]
 # GeoNames files the territories under their own country codes, with admin1 codes that are not
 # USPS codes: the country code is the USPS code.
 TERRITORIES = frozenset({"PR", "GU", "VI", "AS", "MP"})
@@ -51,7 +51,7 @@ class Place:
     lat: float
     lng: float
     population: int
-    source: PlaceSource
+    source: GazetteerSource
 
     @property
     def label(self) -> str:

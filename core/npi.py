@@ -6,7 +6,8 @@ import re
 import uuid
 from hashlib import sha1
 
-_NPI_PATTERN = re.compile(r"[0-9]{10}")
+NPI_DIGITS = "[0-9]{10}"
+_NPI_PATTERN = re.compile(NPI_DIGITS)
 # Namespace for uuid5 ids: fixed forever so ids stay stable across reindexes.
 ID_NAMESPACE = uuid.UUID("6f1c1f0e-3a52-5b8e-9a34-4f1d2c8b7e10")
 _NAMESPACE_BYTES = ID_NAMESPACE.bytes
@@ -23,11 +24,15 @@ def luhn_check_digit(payload: str) -> int:
     return (10 - total % 10) % 10
 
 
+def is_npi_shaped(value: str) -> bool:
+    """Ten digits: what a request may send as an NPI."""
+    return _NPI_PATTERN.fullmatch(value) is not None
+
+
 def is_valid_npi(value: str) -> bool:
-    """Ten digits whose last is the Luhn check digit over the prefix "80840" + first nine."""
-    if not _NPI_PATTERN.fullmatch(value):
-        return False
-    return luhn_check_digit("80840" + value[:9]) == int(value[9])
+    """Ten digits whose last is the Luhn check digit over the prefix "80840" + first nine: an
+    NPI that can have been issued."""
+    return is_npi_shaped(value) and luhn_check_digit("80840" + value[:9]) == int(value[9])
 
 
 def with_check_digit(first_nine: str) -> str:

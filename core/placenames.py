@@ -9,11 +9,12 @@ A key is the name's words, accents folded, lower-cased, with the usual abbreviat
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import cache
 
 import us
 from rapidfuzz import fuzz, process
+
+from core.text import fold
 
 _NOT_ALNUM = re.compile(r"[^a-z0-9]+")
 _SHORT_FORMS = {"saint": "st", "sainte": "ste", "fort": "ft", "mount": "mt"}
@@ -32,11 +33,7 @@ COUNTRY_WORDS = frozenset({"us", "usa", "unitedstates", "unitedstatesofamerica"}
 
 def words(text: str) -> list[str]:
     """Lower-case ASCII words, accents folded; every other character separates words."""
-    folded = text
-    if not text.isascii():
-        decomposed = unicodedata.normalize("NFKD", text)
-        folded = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return _NOT_ALNUM.sub(" ", folded.casefold()).split()
+    return _NOT_ALNUM.sub(" ", fold(text).casefold()).split()
 
 
 def key_of_words(parts: list[str]) -> str:

@@ -23,8 +23,8 @@ class IndexNotLoaded(BackendUnavailable):
 
 
 class ProviderNotFound(DirectoryError):
-    def __init__(self, npi: str) -> None:
-        super().__init__(f"no active provider with NPI {npi}")
+    def __init__(self, npi: str, why: str = "") -> None:
+        super().__init__(f"no active provider with NPI {npi}{why}")
         self.npi = npi
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic import BeforeValidator, ConfigDict, Field, field_validator
 
-from core.npi import is_valid_npi
+from core.npi import NPI_DIGITS
 from core.plans import BID_ID_PATTERN
 
 
@@ -40,25 +40,20 @@ def _refuse_null(value: Any) -> Any:
 # "after" validator: defaults are not validated, so it sees None only when a client sent null.
 reject_null = field_validator("*", mode="after")(_refuse_null)
 
-NPI_RULE = "10 digits with a valid check digit (Luhn over 80840 + NPI)"
-
-
-def _valid_npi(value: str) -> str:
-    if not is_valid_npi(value):
-        raise ValueError(f"not a valid NPI: an NPI is {NPI_RULE}")
-    return value
-
+NPI_RULE = (
+    "10 digits; one whose check digit (Luhn over 80840 + NPI) is wrong can never have been "
+    "issued and is answered like any NPI the directory does not hold"
+)
 
 # The one definition of an NPI in a request: body fields and the path parameter alike.
 Npi = Annotated[
     str,
     Field(
-        pattern=r"^[0-9]{10}$",
+        pattern=f"^{NPI_DIGITS}$",
         json_schema_extra={"format": "npi"},
         description=NPI_RULE,
         examples=["1003000100"],
     ),
-    AfterValidator(_valid_npi),
 ]
 
 

@@ -5,9 +5,9 @@ Only store modules use this; nothing here knows about HTTP.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 from elasticsearch import (
     ApiError,
@@ -18,10 +18,11 @@ from elasticsearch import (
     TransportError,
 )
 
+from core.documents import Json
+from core.es_client import OVERLOADED_STATUSES
 from core.index_contract import IndexNames
 from service.errors import BackendUnavailable, IndexNotLoaded
 
-OVERLOADED = frozenset({429, 502, 503, 504})
 # Elasticsearch answers 200 with some shards missing when every copy of a shard failed (a node
 # lost while its only copy was being moved, say): the answer would silently lack providers. A
 # search that cannot read every shard is an error instead, retried on another node or a 503.
@@ -30,31 +31,58 @@ ALLOW_PARTIAL_RESULTS: Final = False
 WHOLE_ANSWERS_ONLY: Final = {"allow_partial_search_results": ALLOW_PARTIAL_RESULTS}
 
 
-def missing_index(error: NotFoundError) -> bool:
+class UnexpectedAnswer(RuntimeError):
+    """Elasticsearch refused a request the service built (a 4xx other than a missing index or
+    load shedding): a defect of the service, answered as a logged 500."""
+
+
+def _missing_index(body: object) -> bool:
     """A 404 about the index itself, not about a document that is not there."""
-    body = error.body if isinstance(error.body, dict) else {}
-    reason = body.get("error")
+    answer = body if isinstance(body, dict) else {}
+    reason = answer.get("error")
     kind = reason.get("type") if isinstance(reason, dict) else None
-    return kind == "index_not_found_exception" or (bool(reason) and body.get("found") is None)
+    return kind == "index_not_found_exception" or (bool(reason) and answer.get("found") is None)
+
+
+def failure(status: int, body: object, what: str) -> Exception:
+    """The service's error for an Elasticsearch failure about ``what`` (e.g. "the search index"),
+    whole request or one item of a multi-search alike: a missing alias -> IndexNotLoaded,
+    overloaded or failing (5xx) -> BackendUnavailable, any other refusal -> UnexpectedAnswer."""
+    if status == 404 and _missing_index(body):
+        return IndexNotLoaded(f"{what} is not loaded")
+    if status in OVERLOADED_STATUSES:
+        return BackendUnavailable("Elasticsearch is overloaded")
+    if status >= 500:
+        return BackendUnavailable(f"Elasticsearch could not read {what}")
+    return UnexpectedAnswer(f"Elasticsearch refused a request about {what}: {body}")
+
+
+def document_missing(error: NotFoundError) -> bool:
+    """A 404 about a document (it is not there), not about the index."""
+    return not _missing_index(error.body)
 
 
 @contextmanager
 def elasticsearch_errors(what: str) -> Iterator[None]:
-    """Run Elasticsearch calls about ``what`` (e.g. "the search index"), raising the service's
-    errors: unreachable or overloaded -> BackendUnavailable, alias missing -> IndexNotLoaded.
-    Any other Elasticsearch error is unexpected and propagates as it is."""
+    """Run Elasticsearch calls about ``what``, raising the service's errors (``failure``);
+    unreachable -> BackendUnavailable."""
     try:
         yield
     except (ConnectionError, ConnectionTimeout) as error:
         raise BackendUnavailable("Elasticsearch is unreachable") from error
-    except NotFoundError as error:
-        if missing_index(error):
-            raise IndexNotLoaded(f"{what} is not loaded") from error
-        raise
     except ApiError as error:
-        if error.status_code in OVERLOADED:
-            raise BackendUnavailable("Elasticsearch is overloaded") from error
-        raise
+        raise failure(error.status_code, error.body, what) from error
+
+
+def item_answers(response: Mapping[str, Any], what: str) -> list[Json]:
+    """The answers of a multi-search, in order; the first failed item raised as ``failure``
+    says (a multi-search is one question: a part of it cannot be left out)."""
+    answers = [dict(answer) for answer in response["responses"]]
+    for answer in answers:
+        if "error" in answer:
+            status = int(answer.get("status", 500))
+            raise failure(status, answer, what)
+    return answers
 
 
 async def aliases_exist(es: AsyncElasticsearch, names: IndexNames) -> bool:

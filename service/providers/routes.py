@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from core.npi import is_valid_npi
+from core.npi import is_npi_shaped
 from service.errors import InvalidInput
 from service.fields import NPI_RULE
-from service.providers import store
+from service.providers import lookup
 from service.web.jsonio import conditional_json_response
 from service.web.keys import ES, INDEX_NAMES
 from service.web.middleware import requires_scope
@@ -15,18 +15,20 @@ from service.web.middleware import requires_scope
 
 def _npi(request: web.Request) -> str:
     npi = request.match_info["npi"]
-    if not is_valid_npi(npi):
-        raise InvalidInput("npi", f"not a valid NPI: an NPI is {NPI_RULE}", code="invalid_npi")
+    if not is_npi_shaped(npi):
+        raise InvalidInput("npi", f"not an NPI: an NPI is {NPI_RULE}", code="invalid_npi")
     return npi
 
 
 @requires_scope("providers:read")
 async def get_provider(request: web.Request) -> web.Response:
-    provider = await store.get_provider(request.app[ES], request.app[INDEX_NAMES], _npi(request))
+    app = request.app
+    provider = await lookup.provider(app[ES], app[INDEX_NAMES], _npi(request))
     return conditional_json_response(request, provider)
 
 
 @requires_scope("providers:read")
 async def get_locations(request: web.Request) -> web.Response:
-    locations = await store.get_locations(request.app[ES], request.app[INDEX_NAMES], _npi(request))
+    app = request.app
+    locations = await lookup.locations(app[ES], app[INDEX_NAMES], _npi(request))
     return conditional_json_response(request, locations)

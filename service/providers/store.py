@@ -9,7 +9,7 @@ from elasticsearch import AsyncElasticsearch, NotFoundError
 from core.documents import Location, Provider
 from core.index_contract import IndexNames
 from service.errors import ProviderNotFound
-from service.storage import elasticsearch_errors, missing_index
+from service.storage import document_missing, elasticsearch_errors
 
 
 async def _lookup_part(es: AsyncElasticsearch, names: IndexNames, npi: str, part: str) -> Any:
@@ -21,7 +21,7 @@ async def _lookup_part(es: AsyncElasticsearch, names: IndexNames, npi: str, part
                 index=names.alias("providers"), id=npi, source_includes=part, realtime=False
             )
         except NotFoundError as error:
-            if missing_index(error):
+            if not document_missing(error):
                 raise
             raise ProviderNotFound(npi) from None
     return response["_source"].get(part)

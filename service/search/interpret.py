@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from core.text import fold, normalize, tokens
+from core.text import normalize, tokens
 from service.search.vocabulary import (
     CONNECTORS,
     corrected_specialty,
@@ -19,8 +19,6 @@ from service.search.vocabulary import (
     languages,
     specialties,
 )
-
-__all__ = ["Interpretation", "fold", "interpret", "words"]
 
 MAX_TERM_WORDS = 8
 TITLES = frozenset({"dr", "drs", "dra", "doctor", "doc"})
@@ -60,8 +58,11 @@ class Interpretation:
         return list(dict.fromkeys(code for match in self.specialties for code in match.codes))
 
     @property
-    def specialty_words(self) -> list[str]:
-        return [w for match in self.specialties for w in match.term.split()]
+    def specialty_mode(self) -> Mode | None:
+        """Alone, a specialty filters ("cardiologist"); beside a name it ranks ("Smith cardio")."""
+        if not self.specialties:
+            return None
+        return "filter" if not self.text else "boost"
 
     @property
     def language_mode(self) -> Mode | None:
@@ -83,11 +84,6 @@ class Interpretation:
             name_text=" ".join(w for w in self.name_text.split() if w not in dropped),
             dropped=(*self.dropped, *dropped),
         )
-
-
-def words(text: str) -> list[str]:
-    """The words of ``text`` as the index holds them."""
-    return tokens(text)
 
 
 def _specialty_at(found: list[str], index: int) -> tuple[SpecialtyMatch, int] | None:

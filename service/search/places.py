@@ -20,12 +20,14 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from core import gazetteer
+from core.gazetteer import GazetteerSource
 from core.geo import lookup_zip
 from core.placenames import COUNTRY_WORDS, closest_states, place_key, state_code, state_names
 from service.errors import InvalidInput
 
 ResolvedFrom = Literal["coordinates", "zip", "city"]
-PlaceSource = Literal["geonames", "zipcodes", "coordinates"]
+# Which data answered: a gazetteer, or the coordinates as given.
+PlaceSource = Literal[GazetteerSource, "coordinates"]
 MAX_SUGGESTIONS = 5
 _ZIP = r"[0-9]{5}(?:-?[0-9]{4})?"
 _LEADING_ZIP = re.compile(rf"(?P<zip>{_ZIP})(?:[\s,]+(?P<rest>.*))?")
@@ -79,7 +81,7 @@ class ResolvedPlace:
     lng: float
     resolved_from: ResolvedFrom
     label: str  # the canonical name: "St. Louis, MO", "10013 New York, NY", "40.71,-74.0"
-    source: PlaceSource  # which data answered
+    source: PlaceSource
 
 
 class UnknownPlace(InvalidInput):

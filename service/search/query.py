@@ -4,26 +4,20 @@ Shape: a bool query whose filters hold the radius (a ``geo_distance`` on the poi
 provider's locations) and the structured filters; the free text is matched word by word across
 fields with ``multi_match`` (fuzzy), so a name and a hospital in one box ("Johnson Mount Sinai")
 both count; phrase and exact-name clauses and a distance decay add to the score.
-
-About 275 lines: one clause builder per concern (text, specialty tiers, languages, filters,
-radius, closeness, sort), all feeding ``build_search`` and, for a zero answer, the follow-ups
-of ``rescue.py``; kept together because each is a few lines and they share the request and the
-interpretation. Facets and point clauses live in their own modules; the text clauses are the
-next to move out if this grows.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
-from core.index_contract import network_key
+from core.network import in_network_clause, network_key
 from core.plans import canonical_bid_id
 from core.text import normalize
 from service.search.facets import facet_aggregations
 from service.search.geo_clauses import distance_sort, point, radius_filter
 from service.search.interpret import Interpretation
-from service.search.models import SearchRequest
 from service.search.places import ResolvedPlace
+from service.search.question import Question
 
 Body = dict[str, Any]
 TEXT_FIELDS = [
@@ -145,21 +139,15 @@ def specialty_rank(codes: list[str]) -> list[Body]:
     ]
 
 
-def specialty_mode(interpretation: Interpretation) -> Literal["filter", "boost"] | None:
-    """Alone, a specialty filters ("cardiologist"); beside a name it ranks ("Smith cardio")."""
-    if not interpretation.specialties:
-        return None
-    return "filter" if not interpretation.text else "boost"
-
-
 def _languages(interpretation: Interpretation) -> Body:
     listed = [name for match in interpretation.languages for name in match.listed_as]
     return {"terms": {"languages": listed}}
 
 
-def _filters(request: SearchRequest, interpretation: Interpretation) -> list[Body]:
+def _filters(question: Question) -> list[Body]:
+    request, interpretation = question.request, question.interpretation
     filters: list[Body] = []
-    if specialty_mode(interpretation) == "filter":
+    if interpretation.specialty_mode == "filter":
         filters.append(specialty_clause(interpretation.taxonomy_codes))
     if interpretation.language_mode == "filter":
         filters.append(_languages(interpretation))
@@ -178,14 +166,16 @@ def _filters(request: SearchRequest, interpretation: Interpretation) -> list[Bod
         filters.append({"term": {"pcpEligible": request.pcpEligible}})
     if request.bidId and request.contractYear:
         bid = canonical_bid_id(request.bidId) or request.bidId
-        filters.append({"term": {"inNetwork": network_key(request.contractYear, bid)}})
+        key = network_key(request.contractYear, bid)
+        filters.append(in_network_clause(key, question.today))
     return filters
 
 
-def _ranking(request: SearchRequest, interpretation: Interpretation) -> list[Body]:
+def _ranking(question: Question) -> list[Body]:
+    request, interpretation = question.request, question.interpretation
     should: list[Body] = []
     codes = interpretation.taxonomy_codes + ([request.taxonomyCode] if request.taxonomyCode else [])
-    if specialty_mode(interpretation) == "boost":
+    if interpretation.specialty_mode == "boost":
         should.append(specialty_clause(interpretation.taxonomy_codes, boost=SPECIALTY_BOOST))
     if codes:
         should += specialty_rank(codes)
@@ -194,23 +184,20 @@ def _ranking(request: SearchRequest, interpretation: Interpretation) -> list[Bod
     return should
 
 
-def request_filters(
-    request: SearchRequest, interpretation: Interpretation, place: ResolvedPlace | None
-) -> list[Body]:
+def request_filters(question: Question) -> list[Body]:
     """Every filter of the request (the radius too), without the text and the ranking."""
-    filters = _filters(request, interpretation)
-    if place is not None:
-        filters.append(radius_filter(place, request.radius_miles))
+    filters = _filters(question)
+    if question.place is not None:
+        filters.append(radius_filter(question.place, question.request.radius_miles))
     return filters
 
 
-def query_clause(
-    request: SearchRequest, interpretation: Interpretation, place: ResolvedPlace | None
-) -> Body:
+def query_clause(question: Question) -> Body:
     """The query of a search; without a place, neither radius nor closeness."""
-    required, should = text_clauses(interpretation)
-    filters = _filters(request, interpretation)
-    should += _ranking(request, interpretation)
+    request, place = question.request, question.place
+    required, should = text_clauses(question.interpretation)
+    filters = _filters(question)
+    should += _ranking(question)
     if place is not None:
         filters.append(radius_filter(place, request.radius_miles))
         if request.effective_sort == "relevance":  # sorted by distance, a score is unused
@@ -219,22 +206,18 @@ def query_clause(
     return {"bool": {"must": must, "filter": filters, "should": should}}
 
 
-def _sort(request: SearchRequest, place: ResolvedPlace | None) -> list[Body]:
+def _sort(question: Question) -> list[Body]:
+    request, place = question.request, question.place
     if request.effective_sort == "distance" and place is not None:
         return [distance_sort(place), {"npi": "asc"}]
     return [{"_score": "desc"}, {"npi": "asc"}]
 
 
-def build_search(
-    request: SearchRequest,
-    interpretation: Interpretation,
-    place: ResolvedPlace | None,
-    *,
-    search_after: list[Any] | None = None,
-) -> Body:
+def build_search(question: Question, *, search_after: list[Any] | None = None) -> Body:
+    request = question.request
     body: Body = {
-        "query": query_clause(request, interpretation, place),
-        "sort": _sort(request, place),
+        "query": query_clause(question),
+        "sort": _sort(question),
         "size": request.pageSize if search_after is not None else request.window_size,
         "track_total_hits": True,
         "_source": ["provider", "locations"],
@@ -244,5 +227,5 @@ def build_search(
     else:
         body["from"] = request.offset
     if request.facets:
-        body["aggs"] = facet_aggregations(place, request.radius_miles)
+        body["aggs"] = facet_aggregations(question.place, request.radius_miles)
     return body

@@ -16,18 +16,16 @@ from typing import Any
 
 from service.search.geo_clauses import METRES_PER_MILE, distance_sort
 from service.search.interpret import Interpretation
-from service.search.models import MAX_RADIUS_MILES, NoResults, SearchRequest
-from service.search.places import ResolvedPlace
+from service.search.models import MAX_RADIUS_MILES, NoResults
 from service.search.query import query_clause, request_filters, word_match
+from service.search.question import Question
 
 Body = dict[str, Any]
 
 
-def word_count_bodies(
-    request: SearchRequest, interpretation: Interpretation, place: ResolvedPlace | None
-) -> list[Body]:
+def word_count_bodies(question: Question) -> list[Body]:
     """One body per free word: does anything match it under the request's other filters?"""
-    filters = request_filters(request, interpretation, place)
+    filters = request_filters(question)
     return [
         {
             "size": 0,
@@ -35,7 +33,7 @@ def word_count_bodies(
             "terminate_after": 1,
             "query": {"bool": {"filter": [*filters, word_match(word)]}},
         }
-        for word in interpretation.text.split()
+        for word in question.interpretation.text.split()
     ]
 
 
@@ -50,10 +48,9 @@ def words_to_drop(interpretation: Interpretation, counts: list[Body]) -> list[st
     return unmatched if left else []
 
 
-def explain_bodies(
-    request: SearchRequest, interpretation: Interpretation, place: ResolvedPlace | None
-) -> list[Body]:
+def explain_bodies(question: Question) -> list[Body]:
     """[names the suggester knows] + [the nearest match beyond the radius, with a place]."""
+    interpretation, place = question.interpretation, question.place
     bodies: list[Body] = [
         {
             "size": 0,
@@ -77,16 +74,15 @@ def explain_bodies(
                 "size": 1,
                 "_source": False,
                 "track_total_hits": True,
-                "query": query_clause(request, interpretation, None),
+                "query": query_clause(question.anywhere()),
                 "sort": [distance_sort(place)],
             }
         )
     return bodies
 
 
-def no_results(
-    interpretation: Interpretation, place: ResolvedPlace | None, answers: list[Body]
-) -> NoResults:
+def no_results(question: Question, answers: list[Body]) -> NoResults:
+    interpretation, place = question.interpretation, question.place
     explained: NoResults = {"reason": "no_match"}
     suggestion = _did_you_mean(interpretation, answers[0])
     if suggestion is not None:

@@ -2,26 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import cast
 
-from core.documents import Location
+from core.documents import Json, Location
 from core.geo import haversine_miles
 from service.search.cursor import encode_cursor
 from service.search.facets import facets
-from service.search.interpret import Interpretation
 from service.search.models import (
     InterpretedQuery,
     NoResults,
-    SearchRequest,
     SearchResponse,
     SearchResult,
     SearchResultLocation,
 )
 from service.search.places import ResolvedPlace
-from service.search.query import specialty_mode
-
-Json = dict[str, Any]
-
+from service.search.question import Question
 
 MAX_LOCATIONS_PER_RESULT = 100
 # Elasticsearch measures from coordinates rounded to about a centimetre; a location it found
@@ -65,9 +60,8 @@ def provider_results(
     return results
 
 
-def interpreted_query(
-    interpretation: Interpretation, place: ResolvedPlace | None, radius_miles: float | None
-) -> InterpretedQuery:
+def interpreted_query(question: Question) -> InterpretedQuery:
+    interpretation, place = question.interpretation, question.place
     return {
         "text": interpretation.original,
         "freeText": interpretation.text,
@@ -80,7 +74,7 @@ def interpreted_query(
             }
             for m in interpretation.specialties
         ],
-        "specialtyMode": specialty_mode(interpretation),
+        "specialtyMode": interpretation.specialty_mode,
         "languages": [{"term": m.term, "language": m.language} for m in interpretation.languages],
         "languageMode": interpretation.language_mode,
         "droppedWords": list(interpretation.dropped),
@@ -93,19 +87,18 @@ def interpreted_query(
             "label": place.label,
             "source": place.source,
         },
-        "radiusMiles": radius_miles if place is not None else None,
+        "radiusMiles": question.request.radius_miles if place is not None else None,
     }
 
 
 def search_response(
-    request: SearchRequest,
-    interpretation: Interpretation,
-    place: ResolvedPlace | None,
+    question: Question,
     response: Json,
     *,
     cursor_page: bool,
     no_results: NoResults | None = None,
 ) -> SearchResponse:
+    request, place = question.request, question.place
     hits: list[Json] = response["hits"]["hits"]
     total = int(response["hits"]["total"]["value"])
     offset = 0 if cursor_page else request.offset
@@ -115,9 +108,7 @@ def search_response(
         "pageSize": request.pageSize,
         "offset": offset,
         "totalCount": total,
-        "interpretedQuery": interpreted_query(
-            interpretation, place, request.radius_miles if place else None
-        ),
+        "interpretedQuery": interpreted_query(question),
         "nextCursor": encode_cursor(request, response.get("pit_id"), hits[-1]["sort"])
         if more and hits
         else None,

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from elasticsearch import AsyncElasticsearch, NotFoundError
 
+from core.documents import Json
 from core.index_contract import IndexNames
-from service.errors import BackendUnavailable, CursorExpired
+from service.errors import CursorExpired
 from service.storage import (
     ALLOW_PARTIAL_RESULTS,
-    OVERLOADED,
     WHOLE_ANSWERS_ONLY,
     elasticsearch_errors,
+    item_answers,
 )
 
 PIT_KEEP_ALIVE = "5m"
-Json = dict[str, Any]
 SEARCH_INDEX = "the search index"
 
 
@@ -46,7 +44,7 @@ async def search_in_time(
                 body={**body, "pit": {"id": pit, "keep_alive": PIT_KEEP_ALIVE}},
                 allow_partial_search_results=ALLOW_PARTIAL_RESULTS,
             )
-        except NotFoundError as error:
+        except NotFoundError as error:  # the point in time, not the index (opened above)
             raise CursorExpired() from error
     return dict(response.body)
 
@@ -58,10 +56,4 @@ async def msearch(es: AsyncElasticsearch, names: IndexNames, bodies: list[Json])
             index=names.alias("search"),
             searches=[part for body in bodies for part in (WHOLE_ANSWERS_ONLY, body)],
         )
-    answers = [dict(answer) for answer in response["responses"]]
-    failed = [answer for answer in answers if "error" in answer]
-    if any(int(answer.get("status", 500)) in OVERLOADED for answer in failed):
-        raise BackendUnavailable("a follow-up search could not read every shard")
-    if failed:
-        raise RuntimeError(f"a follow-up search failed: {failed[0]['error']}")
-    return answers
+    return item_answers(response.body, SEARCH_INDEX)

@@ -11,9 +11,9 @@ from typing import Literal
 
 from aiohttp import web
 
-from service.coverage.routes import check_coverage
+from service.coverage.routes import coverage
 from service.providers.routes import get_locations, get_provider
-from service.search.routes import search_providers
+from service.search.routes import search
 from service.web import docs, health
 from service.web.metrics import metrics_handler
 from service.web.middleware import SANDBOX_ROUTE_PREFIX
@@ -36,8 +36,8 @@ class Route:
 
 
 API_ROUTES = (
-    Route("search", "POST", "/providers/search", search_providers),
-    Route("coverage", "POST", "/providers/coverage", check_coverage),
+    Route("search", "POST", "/providers/search", search),
+    Route("coverage", "POST", "/providers/coverage", coverage),
     Route("provider", "GET", "/providers/{npi}", get_provider),
     Route("locations", "GET", "/providers/{npi}/locations", get_locations),
 )

@@ -91,5 +91,5 @@ async def test_every_operation_through_the_generated_client(
         assert isinstance(plans[0].as_of, date) and plans[0].as_of == SAMPLE_TODAY
         assert plans[0].providers[0].npi == npi
 
-        invalid = await api["provider"].asyncio(npi="1003000101", client=session)
+        invalid = await api["provider"].asyncio(npi="100300010X", client=session)
         assert isinstance(invalid, models.Problem) and invalid.code == "invalid_npi"

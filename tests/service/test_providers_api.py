@@ -94,7 +94,6 @@ async def test_locations_equal_the_source_practice_address(
         "123",
         "12345678901",
         "abcdefghij",
-        "1003000101",
         "\uff11\uff10\uff10\uff13\uff10\uff10\uff10\uff11\uff10\uff10",
     ],
 )
@@ -109,6 +108,19 @@ async def test_malformed_npi_is_400_problem(
         assert body["code"] == "invalid_npi"
         assert body["errors"][0]["field"] == "npi"
         assert body["requestId"] == response.headers["X-Request-ID"]
+
+
+async def test_an_npi_with_a_wrong_check_digit_is_nobody_s(
+    api: ApiClient, auth_header: dict[str, str], sample_sources: SourceFiles
+) -> None:
+    """Well-formed by the published schema, so not a 400: no provider can have it (404)."""
+    valid = active_rows(sample_sources.nppes)[0]["NPI"]
+    wrong = valid[:9] + str((int(valid[9]) + 1) % 10)
+    for path in (f"/v2/providers/{wrong}", f"/v2/providers/{wrong}/locations"):
+        response = await api.get(path, headers=auth_header)
+        assert response.status == 404
+        body = await response.json()
+        assert body["code"] == "provider_not_found" and "check digit" in body["detail"]
 
 
 async def test_unknown_and_deactivated_npis_are_404(

@@ -148,9 +148,14 @@ async def test_unknown_plan_provider_and_location_say_why(
         auth_header,
         contractYear=2026,
         bidIds=[row["bid_id"], "Z9999-999"],
-        npis=[{"npi": row["npi"], "locationIds": ["not-a-location"]}, {"npi": stranger}],
+        npis=[
+            {"npi": row["npi"], "locationIds": ["not-a-location"]},
+            {"npi": stranger},
+            {"npi": stranger[:9] + str((int(stranger[9]) + 1) % 10)},  # nobody's: check digit
+        ],
     )
-    located, unknown_npi = answer[0]["providers"]
+    located, unknown_npi, impossible = answer[0]["providers"]
+    assert (impossible["networkStatus"], impossible["reason"]) == ("unknown", "provider_not_found")
     assert (located["networkStatus"], located["reason"]) == ("unknown", "location_not_found")
     assert (unknown_npi["networkStatus"], unknown_npi["reason"]) == (
         "unknown",

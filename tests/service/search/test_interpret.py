@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from service.search.interpret import fold, interpret, words
+from core.text import fold, tokens
+from service.search.interpret import interpret
 from service.search.vocabulary import VOCABULARY_FILE, allowed_edits, curated_terms
 
 NUCC_FILE = Path(__file__).resolve().parents[3] / "data" / "sample" / "nucc_taxonomy_251.csv"
@@ -70,7 +71,7 @@ def test_longest_term_wins_and_the_rest_is_free_text() -> None:
 
 def test_accent_folding_and_punctuation() -> None:
     assert fold("Peña Muñoz Ångström") == "Pena Munoz Angstrom"
-    assert words("O'Brien-Smith, M.D.") == ["obrien", "smith", "md"]
+    assert tokens("O'Brien-Smith, M.D.") == ["obrien", "smith", "md"]
 
 
 def test_query_syntax_is_just_words() -> None:

@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import json
+from datetime import date
 from typing import Any
 
-from service.search.interpret import interpret
+from core.network import in_network_clause
 from service.search.models import SearchRequest
-from service.search.places import resolve
 from service.search.query import build_search
+from service.search.question import read_question
+
+TODAY = date(2026, 7, 1)
 
 
 def _body(**fields: Any) -> dict[str, Any]:
     request = SearchRequest.model_validate_json(json.dumps(fields))
-    place = resolve(request.location) if request.location is not None else None
-    return build_search(request, interpret(request.query or ""), place)
+    return build_search(read_question(request, TODAY))
 
 
 def _find(node: Any, key: str) -> list[Any]:
@@ -100,14 +102,14 @@ def test_filters_and_paging() -> None:
     terms = _find(body["query"]["bool"]["filter"], "term")
     assert {"gender": "F"} in terms and {"entityType": "individual"} in terms
     assert {"pcpEligible": True} in terms and {"taxonomyCodes": "207Q00000X"} in terms
-    assert {"inNetwork": "2026:H1234_001_000"} in terms
+    assert in_network_clause("2026:H1234_001_000", TODAY) in body["query"]["bool"]["filter"]
     assert (body["from"], body["size"]) == (40, 20)
     assert "aggs" not in body
 
 
 def test_search_after_replaces_from() -> None:
     request = SearchRequest(query="x")
-    body = build_search(request, interpret("x"), None, search_after=[1.5, "1003000100"])
+    body = build_search(read_question(request, TODAY), search_after=[1.5, "1003000100"])
     assert body["search_after"] == [1.5, "1003000100"] and "from" not in body
 
 

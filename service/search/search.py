@@ -1,0 +1,55 @@
+"""The steps of one search, in order: read the cursor, interpret the words, resolve the place,
+query; when nothing is found, drop the words that match nothing and query again, else explain
+the empty answer (service.search.rescue); then answer."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from elasticsearch import AsyncElasticsearch
+
+from core.documents import Json
+from core.index_contract import IndexNames
+from service.search import rescue, store
+from service.search.cursor import decode_cursor
+from service.search.models import SearchRequest, SearchResponse
+from service.search.query import build_search
+from service.search.question import Question, read_question
+from service.search.results import search_response
+
+
+async def search_providers(
+    es: AsyncElasticsearch, names: IndexNames, request: SearchRequest, *, today: date
+) -> SearchResponse:
+    cursor = None
+    if request.cursor is not None:
+        request, cursor = decode_cursor(request.cursor, request.page_size_given)
+    question = read_question(request, today)
+    if cursor is not None:
+        body = build_search(question, search_after=cursor.after)
+        page = await store.search_in_time(es, names, body, cursor.pit)
+        return search_response(question, page, cursor_page=True)
+    response = await store.search(es, names, build_search(question))
+    if _total(response) > 0:
+        return search_response(question, response, cursor_page=False)
+    return await _rescue(es, names, question, response)
+
+
+async def _rescue(
+    es: AsyncElasticsearch, names: IndexNames, question: Question, response: Json
+) -> SearchResponse:
+    if question.interpretation.text:
+        counts = await store.msearch(es, names, rescue.word_count_bodies(question))
+        dropped = rescue.words_to_drop(question.interpretation, counts)
+        if dropped:
+            question = question.without_words(dropped)
+            response = await store.search(es, names, build_search(question))
+            if _total(response) > 0:
+                return search_response(question, response, cursor_page=False)
+    answers = await store.msearch(es, names, rescue.explain_bodies(question))
+    explained = rescue.no_results(question, answers)
+    return search_response(question, response, cursor_page=False, no_results=explained)
+
+
+def _total(response: Json) -> int:
+    return int(response["hits"]["total"]["value"])
