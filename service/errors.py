@@ -46,10 +46,22 @@ class InvalidInput(DirectoryError):
         self.suggestions = tuple(suggestions)
 
 
-class CursorExpired(InvalidInput):
+class NotFoundInput(InvalidInput):
+    """Well-formed input that names something the directory does not have: a place nobody
+    knows, a cursor it did not issue or no longer holds. Like an NPI nobody has, nothing is
+    wrong with the request's shape; there is nothing to find."""
+
+
+class PlaceNotFound(NotFoundInput):
+    def __init__(self, message: str, suggestions: Sequence[str] = ()) -> None:
+        super().__init__("location", message, code="place_not_found", suggestions=suggestions)
+
+
+class CursorNotFound(NotFoundInput):
+    def __init__(self, message: str, code: str = "cursor_not_found") -> None:
+        super().__init__("cursor", f"{message}; start again without it", code=code)
+
+
+class CursorExpired(CursorNotFound):
     def __init__(self) -> None:
-        super().__init__(
-            "cursor",
-            "the cursor has expired (5 minutes without use); start again without it",
-            code="cursor_expired",
-        )
+        super().__init__("the cursor has expired (5 minutes without use)", "cursor_expired")

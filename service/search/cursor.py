@@ -9,15 +9,10 @@ from typing import Any
 import orjson
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from service.errors import InvalidInput
+from service.errors import CursorNotFound
 from service.search.models import SearchRequest
 
 CURSOR_VERSION = 1
-
-
-class InvalidCursor(InvalidInput):
-    def __init__(self, message: str) -> None:
-        super().__init__("cursor", message)
 
 
 class CursorState(BaseModel):
@@ -45,13 +40,13 @@ def decode_cursor(cursor: str, page_size: int | None) -> tuple[SearchRequest, Cu
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
         state = CursorState.model_validate(orjson.loads(raw))
         if state.v != CURSOR_VERSION:
-            raise InvalidCursor("cursor from another version")
+            raise CursorNotFound("the cursor is from another version")
         fields = {**state.request, "facets": False}
         if page_size is not None:
             fields["pageSize"] = page_size
         request = SearchRequest.model_validate_json(orjson.dumps(fields))
-    except InvalidCursor:
+    except CursorNotFound:
         raise
     except (binascii.Error, ValueError, orjson.JSONDecodeError, ValidationError) as error:
-        raise InvalidCursor("the cursor is not valid; start again without it") from error
+        raise CursorNotFound("no search issued this cursor") from error
     return request, state

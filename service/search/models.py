@@ -1,8 +1,7 @@
 """The search request (DESIGN 5.1) and response shapes.
 
 The request is a pydantic model (it validates); the response shapes are TypedDicts that the
-result builder is type-checked against and the OpenAPI document is generated from. About 220
-lines because every answer field carries its published description here, once.
+result builder is type-checked against and the OpenAPI document is generated from.
 """
 
 from __future__ import annotations
@@ -12,7 +11,7 @@ from typing import Annotated, Literal, NotRequired
 from pydantic import BaseModel, Field, model_validator, with_config
 from typing_extensions import TypedDict
 
-from core.documents import CLOSED, Location, Provider
+from core.documents import CLOSED, EntityType, Gender, Location, Provider
 from service.fields import REQUEST_CONFIG, BidId, ContractYear, Integral, reject_null
 from service.search.places import LocationInput, PlaceSource, ResolvedFrom
 
@@ -42,8 +41,8 @@ class SearchRequest(BaseModel):
     specialty: str | None = Field(default=None, min_length=1, max_length=100)
     taxonomyCode: str | None = Field(default=None, pattern=r"^[0-9A-Z]{9}X$")
     language: str | None = Field(default=None, min_length=2, max_length=40)
-    gender: Literal["F", "M", "X"] | None = None
-    entityType: Literal["individual", "organization"] | None = None
+    gender: Gender | None = None
+    entityType: EntityType | None = None
     pcpEligible: bool | None = None
     bidId: BidId | None = None
     contractYear: ContractYear | None = None
@@ -52,8 +51,11 @@ class SearchRequest(BaseModel):
         default=None,
         min_length=1,
         max_length=4096,
+        pattern="^[A-Za-z0-9_-]+$",  # unpadded base64url
         json_schema_extra={"format": "search-cursor"},
-        description="the 'nextCursor' of a previous page (valid 5 minutes after its last use)",
+        description="the 'nextCursor' of a previous page (valid 5 minutes after its last use); "
+        "one the service did not issue or no longer holds is a 404 (cursor_not_found, "
+        "cursor_expired)",
     )
 
     _no_nulls = reject_null

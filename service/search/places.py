@@ -23,7 +23,7 @@ from core import gazetteer
 from core.gazetteer import GazetteerSource
 from core.geo import lookup_zip
 from core.placenames import COUNTRY_WORDS, closest_states, place_key, state_code, state_names
-from service.errors import InvalidInput
+from service.errors import PlaceNotFound
 
 ResolvedFrom = Literal["coordinates", "zip", "city"]
 # Which data answered: a gazetteer, or the coordinates as given.
@@ -46,12 +46,12 @@ class ZipLocation(BaseModel):
     zip: str = Field(
         pattern=r"^[0-9]{5}(-?[0-9]{4})?$",
         json_schema_extra={"format": "us-zip"},
-        description="a US ZIP (or ZIP+4) the directory's gazetteer knows; unknown ZIPs are a 400",
+        description="a US ZIP (or ZIP+4) the directory's gazetteer knows; unknown ZIPs are a 404",
     )
 
 
 class CityLocation(BaseModel):
-    """A city the gazetteer knows in that state (unknown pairs are a 400 with suggestions)."""
+    """A city the gazetteer knows in that state (unknown pairs are a 404 with suggestions)."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
     city: str = Field(min_length=1, max_length=64)
@@ -65,10 +65,13 @@ class CityLocation(BaseModel):
 PlaceText = Annotated[
     str,
     Field(
+        min_length=1,
+        max_length=256,
+        pattern="[A-Za-z0-9]",  # a letter or digit somewhere: there is something to read
         json_schema_extra={"format": "us-place"},
         description="a known ZIP ('10013'), city ('Austin, TX', 'Austin Texas', 'St. Louis, MO', "
-        "'Houston, TX 77002') or coordinates ('40.71,-74.00'); anything else is a 400 that "
-        "lists the closest known places",
+        "'Houston, TX 77002') or coordinates ('40.71,-74.00'); a place the directory does not "
+        "know is a 404 (place_not_found) that lists the closest known places",
         examples=["10013", "Austin, TX", "40.71,-74.00"],
     ),
 ]
@@ -84,8 +87,8 @@ class ResolvedPlace:
     source: PlaceSource
 
 
-class UnknownPlace(InvalidInput):
-    """The location is well-formed but not one place we know (answered with a 400)."""
+class UnknownPlace(PlaceNotFound):
+    """The location is well-formed but not one place we know."""
 
     def __init__(self, message: str, suggestions: Sequence[str] = ()) -> None:
         listed = list(dict.fromkeys(suggestions))[:MAX_SUGGESTIONS]
@@ -93,7 +96,7 @@ class UnknownPlace(InvalidInput):
             message += f"; did you mean {listed[0]}?"
         elif listed:
             message += f"; did you mean one of: {'; '.join(listed)}?"
-        super().__init__("location", message, suggestions=listed)
+        super().__init__(message, suggestions=listed)
 
 
 def _from_zip(code: str, rest: str | None = None) -> ResolvedPlace:

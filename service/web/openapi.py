@@ -11,25 +11,24 @@ from typing import Any
 from pydantic import TypeAdapter
 from pydantic.json_schema import JsonSchemaMode
 
-from core.documents import Location, Provider
+from core.documents import Json, Location, Provider
 from service.coverage.models import CompactCoverage, CoveragePlan, CoverageRequest
 from service.search.models import SearchRequest, SearchResponse
 from service.web.health import Health, Readiness
-from service.web.middleware import REQUIRED_SCOPE_ATTRIBUTE
+from service.web.middleware import REQUIRED_SCOPE_ATTRIBUTE, SANDBOX_ROUTE_PREFIX
 from service.web.openapi_parts import (
     NON_API,
     OPERATIONS,
-    PROBLEM_MEDIA_TYPE,
     STATUS_TEXT,
     header_components,
     response_headers,
+    schema_ref,
 )
-from service.web.problems import Problem
+from service.web.problems import PROBLEM_CONTENT_TYPE, Problem
 from service.web.routes import Route, api_routes, service_routes
 from service.web.settings import ALL_SCOPES, Settings
 
-API_VERSION = "1.7.0"
-Json = dict[str, Any]
+API_VERSION = "1.8.0"
 # Requests validate (pydantic models); answers are TypedDicts the handlers are type-checked
 # against. Both are read by pydantic here, so the document is generated from the one definition.
 _REQUESTS: tuple[type[Any], ...] = (SearchRequest, CoverageRequest)
@@ -91,10 +90,6 @@ SEARCH_RULES: Json = {
 }
 
 
-def _ref(name: str) -> Json:
-    return {"$ref": f"#/components/schemas/{name}"}
-
-
 def _responses(route: Route, base_name: str, sandbox: bool, limited: bool) -> Json:
     spec = OPERATIONS.get(base_name) or NON_API[base_name]
     responses: Json = {}
@@ -110,13 +105,13 @@ def _responses(route: Route, base_name: str, sandbox: bool, limited: bool) -> Js
         responses[str(status)] = {
             "description": STATUS_TEXT[status],
             "headers": response_headers(status, spec, sandbox, limited),
-            "content": {PROBLEM_MEDIA_TYPE: {"schema": _ref("Problem")}},
+            "content": {PROBLEM_CONTENT_TYPE: {"schema": schema_ref("Problem")}},
         }
     return responses
 
 
 def _operation(route: Route, sandbox: bool, settings: Settings) -> Json:
-    base_name = route.name.removeprefix("sandbox-") if sandbox else route.name
+    base_name = route.name.removeprefix(SANDBOX_ROUTE_PREFIX) if sandbox else route.name
     spec = OPERATIONS.get(base_name) or NON_API[base_name]
     scope = getattr(route.handler, REQUIRED_SCOPE_ATTRIBUTE, None)
     limited = scope is not None and settings.rate_limit_per_s > 0
@@ -130,7 +125,7 @@ def _operation(route: Route, sandbox: bool, settings: Settings) -> Json:
         "responses": _responses(route, base_name, sandbox, limited),
     }
     if spec.request is not None:
-        media: Json = {"schema": _ref(spec.request)}
+        media: Json = {"schema": schema_ref(spec.request)}
         if spec.examples:
             media["examples"] = {name: {"value": v} for name, v in spec.examples.items()}
         operation["requestBody"] = {"required": True, "content": {"application/json": media}}

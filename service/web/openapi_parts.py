@@ -3,21 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from pydantic import TypeAdapter
 
+from core.documents import Json
 from service.fields import NPI_RULE, Npi
+from service.web.middleware import SANDBOX_HEADER
 
-Json = dict[str, Any]
-PROBLEM_MEDIA_TYPE = "application/problem+json"
 STATUS_TEXT = {
     200: "OK",
     304: "Not Modified: the representation still has the ETag sent in If-None-Match",
     400: "Bad Request: invalid input (validation errors list each field)",
     401: "Unauthorized: missing, malformed, expired or otherwise invalid bearer token",
     403: "Forbidden: the token lacks the operation's scope",
-    404: "Not Found",
+    404: "Not Found: no provider has this NPI, or no known place has this name",
     413: "Content Too Large: the body exceeds the configured limit",
     415: "Unsupported Media Type: send application/json",
     429: "Too Many Requests: this token's subject exceeded its rate limit",
@@ -26,7 +25,7 @@ STATUS_TEXT = {
 }
 
 
-def _ref(name: str) -> Json:
+def schema_ref(name: str) -> Json:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
@@ -81,8 +80,8 @@ OPERATIONS: dict[str, OperationSpec] = {
         "Free text (names, organisations, specialties, lay terms) and/or a place; one result per "
         "provider with its locations inside the radius, nearest first.",
         "providers",
-        {200: (_JSON, _ref("SearchResponse"))},
-        _POST_ERRORS,
+        {200: (_JSON, schema_ref("SearchResponse"))},
+        (*_POST_ERRORS, 404),
         request="SearchRequest",
         examples={
             "name and place": {"query": "Dr. Johnson Mount Sinai", "location": _MANHATTAN},
@@ -101,8 +100,8 @@ OPERATIONS: dict[str, OperationSpec] = {
                 _JSON,
                 {
                     "oneOf": [
-                        {"type": "array", "items": _ref("CoveragePlan")},
-                        _ref("CompactCoverage"),
+                        {"type": "array", "items": schema_ref("CoveragePlan")},
+                        schema_ref("CompactCoverage"),
                     ]
                 },
             )
@@ -121,7 +120,7 @@ OPERATIONS: dict[str, OperationSpec] = {
         "Get a provider",
         "The provider with this NPI.",
         "providers",
-        {200: (_JSON, _ref("Provider")), 304: (None, {})},
+        {200: (_JSON, schema_ref("Provider")), 304: (None, {})},
         _GET_ERRORS,
         path_parameters=(NPI_PARAMETER,),
         conditional=True,
@@ -130,7 +129,7 @@ OPERATIONS: dict[str, OperationSpec] = {
         "Get a provider's locations",
         "Every known practice location of the provider, de-duplicated.",
         "providers",
-        {200: (_JSON, {"type": "array", "items": _ref("Location")}), 304: (None, {})},
+        {200: (_JSON, {"type": "array", "items": schema_ref("Location")}), 304: (None, {})},
         _GET_ERRORS,
         path_parameters=(NPI_PARAMETER,),
         conditional=True,
@@ -138,13 +137,17 @@ OPERATIONS: dict[str, OperationSpec] = {
 }
 NON_API: dict[str, OperationSpec] = {
     "healthz": OperationSpec(
-        "Liveness", "The process answers.", "operations", {200: (_JSON, _ref("Health"))}, (500,)
+        "Liveness",
+        "The process answers.",
+        "operations",
+        {200: (_JSON, schema_ref("Health"))},
+        (500,),
     ),
     "readyz": OperationSpec(
         "Readiness",
         "Elasticsearch answers and every alias exists (503 otherwise).",
         "operations",
-        {200: (_JSON, _ref("Readiness")), 503: (_JSON, _ref("Readiness"))},
+        {200: (_JSON, schema_ref("Readiness")), 503: (_JSON, schema_ref("Readiness"))},
         (500,),
     ),
     "openapi": OperationSpec(
@@ -175,7 +178,7 @@ def header_components() -> Json:
 
     return {
         "X-Request-ID": string("the request id, as sent or generated"),
-        "X-Sandbox": string("'true': answered by the sandbox"),
+        SANDBOX_HEADER: string("'true': answered by the sandbox"),
         "RateLimit-Limit": integer("requests allowed in a burst"),
         "RateLimit-Remaining": integer("requests left now"),
         "RateLimit-Reset": integer("seconds until the full burst is available again"),
@@ -190,11 +193,11 @@ def response_headers(status: int, spec: OperationSpec, sandbox: bool, limited: b
     """Headers of one response; ``required`` only where every such answer carries them."""
     names: dict[str, bool] = {"X-Request-ID": True}
     if sandbox:
-        names["X-Sandbox"] = True
+        names[SANDBOX_HEADER] = True
     if limited and status not in (401, 403, 500):
         names |= dict.fromkeys(("RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"), False)
         if status == 429:
-            names |= dict.fromkeys(names.keys() - {"X-Request-ID", "X-Sandbox"}, True)
+            names |= dict.fromkeys(names.keys() - {"X-Request-ID", SANDBOX_HEADER}, True)
     if status in (429, 503) and status in spec.errors:
         names["Retry-After"] = True
     if status in (401, 403):

@@ -19,6 +19,7 @@ from service.errors import (
     BackendUnavailable,
     DirectoryError,
     InvalidInput,
+    NotFoundInput,
     ProviderNotFound,
 )
 from service.web.keys import REQUEST_ID
@@ -114,7 +115,10 @@ def from_directory_error(error: DirectoryError) -> ProblemError:
         entry: FieldError = {"field": error.field, "message": str(error)}
         if error.suggestions:
             entry["suggestions"] = list(error.suggestions)
-        return ProblemError(400, error.code, "Bad Request", str(error), errors=[entry])
+        status, title = (
+            (404, "Not Found") if isinstance(error, NotFoundInput) else (400, "Bad Request")
+        )
+        return ProblemError(status, error.code, title, str(error), errors=[entry])
     return internal_error()
 
 

@@ -110,7 +110,7 @@ async def test_search_answers(
     )
     await contract.check(SEARCH, "post", await api.post(SEARCH, data=b"x", headers=auth_header))
     await contract.check(SEARCH, "post", await api.post(SEARCH, json=near))
-    assert {s for t, m, s in contract.checked} == {200, 400, 401, 415}
+    assert {s for t, m, s in contract.checked} == {200, 400, 401, 404, 415}
 
 
 async def test_provider_and_location_answers(

@@ -81,7 +81,7 @@ async def test_language_filter_and_facet(
     assert facet == dict(expected)
 
 
-async def test_a_cursor_whose_point_in_time_is_gone_is_400_cursor_expired(
+async def test_a_cursor_whose_point_in_time_is_gone_is_404_cursor_expired(
     api: ApiClient, es: AsyncElasticsearch, auth_header: dict[str, str]
 ) -> None:
     first = await search(api, auth_header, location=LOWER_MANHATTAN, pageSize=5, facets=False)
@@ -90,7 +90,7 @@ async def test_a_cursor_whose_point_in_time_is_gone_is_400_cursor_expired(
     state = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
     await es.close_point_in_time(id=state["pit"])
     response = await api.post("/v2/providers/search", json={"cursor": cursor}, headers=auth_header)
-    assert response.status == 400
+    assert response.status == 404
     problem = await response.json()
     assert problem["code"] == "cursor_expired"
     assert problem["errors"][0]["field"] == "cursor"

@@ -219,7 +219,7 @@ def test_suggestions_reach_the_problem_document() -> None:
     with pytest.raises(UnknownPlace) as refused:
         resolve("Stockon, CA")
     problem = from_directory_error(refused.value)
-    assert problem.status == 400 and problem.errors is not None
+    assert problem.status == 404 and problem.errors is not None
     assert problem.errors[0]["field"] == "location"
     assert problem.errors[0].get("suggestions", [])[0] == "Stockton, CA"
 

@@ -31,12 +31,12 @@ from tests.service.search.calls import LOWER_MANHATTAN, Json, search
         ({"location": "10013", "radius": 101}, "radius"),
         ({"query": "a", "radius": 5}, "radius"),
         ({"location": {"lat": 91, "lng": 0}}, "location.lat"),
-        ({"location": "99999"}, "location"),
-        ({"location": {"city": "Atlantis", "state": "TX"}}, "location"),
         ({"query": "a", "sort": "name"}, "sort"),
         ({"query": "a", "gender": "Q"}, "gender"),
         ({"query": "a", "pageSize": "10"}, "pageSize"),
-        ({"cursor": "not-a-cursor"}, "cursor"),
+        ({"cursor": "not a cursor"}, "cursor"),
+        ({"location": ""}, "location"),
+        ({"location": " ,- "}, "location"),
     ],
 )
 async def test_invalid_requests_are_400_naming_the_field(
@@ -47,6 +47,26 @@ async def test_invalid_requests_are_400_naming_the_field(
     assert response.content_type == "application/problem+json"
     problem = await response.json()
     assert field in [e["field"] for e in problem["errors"]], problem
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ({"location": "99999"}, "place_not_found"),
+        ({"location": {"zip": "00000"}}, "place_not_found"),
+        ({"location": {"city": "Atlantis", "state": "TX"}}, "place_not_found"),
+        ({"location": "Nowhereville"}, "place_not_found"),
+        ({"cursor": "bm90LWEtY3Vyc29y"}, "cursor_not_found"),
+    ],
+)
+async def test_well_formed_names_of_nothing_are_404(
+    api: ApiClient, auth_header: dict[str, str], body: Json, code: str
+) -> None:
+    """Valid by the published schema, so not a 400: there is just nothing by that name."""
+    response = await api.post("/v2/providers/search", json=body, headers=auth_header)
+    assert response.status == 404
+    problem = await response.json()
+    assert problem["code"] == code and problem["errors"][0]["field"] in body
 
 
 async def test_body_must_be_json(api: ApiClient, auth_header: dict[str, str]) -> None:
