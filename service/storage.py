@@ -93,10 +93,10 @@ async def aliases_exist(es: AsyncElasticsearch, names: IndexNames) -> bool:
         raise BackendUnavailable("Elasticsearch answered with an error") from error
 
 
-Health = Literal["green", "yellow", "red"]
+IndexHealth = Literal["green", "yellow", "red"]
 
 
-async def served_health(es: AsyncElasticsearch, names: IndexNames) -> Health:
+async def served_health(es: AsyncElasticsearch, names: IndexNames) -> IndexHealth:
     """The health of the served indices (not of the whole cluster, which may hold others), as the
     node answering knows it: ``local`` so that a master election does not stall the probe while
     searches, which need no master, go on. BackendUnavailable when Elasticsearch cannot say."""
@@ -104,5 +104,5 @@ async def served_health(es: AsyncElasticsearch, names: IndexNames) -> Health:
         response = await es.cluster.health(index=",".join(names.all_aliases()), local=True)
     except (ApiError, TransportError) as error:
         raise BackendUnavailable("Elasticsearch answered with an error") from error
-    status: Health = response["status"]
+    status: IndexHealth = response["status"]
     return status

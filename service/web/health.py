@@ -10,8 +10,7 @@ from typing_extensions import TypedDict
 
 from core.documents import CLOSED
 from service.errors import BackendUnavailable
-from service.storage import Health as IndexHealth
-from service.storage import aliases_exist, served_health
+from service.storage import IndexHealth, aliases_exist, served_health
 from service.web.jsonio import json_response
 from service.web.keys import ES, INDEX_NAMES
 
