@@ -1,7 +1,7 @@
 """What every service-vs-Elasticsearch benchmark shares: the service as its own process (as
 deployed), a load generator of N concurrent clients, both arms run in alternating slices, and
 the Markdown table of latencies and rates, and starting and stopping the child processes the
-benches drive. Over 200 lines as the one module every bench imports; each piece is small.
+benches drive.
 
 It copies ``os.environ`` into the children it starts (they need PATH and the caller's
 variables), setting only what the bench decides; it reads no setting of its own from it."""

@@ -15,9 +15,6 @@ Per repetition, against the same Elasticsearch node and with the same index sett
 Side sources (NUCC, DAC, hospitals, plans) come from ``--source-dir`` (default: the bundled
 sample). Elasticsearch's CPU time in each phase comes from its node stats. Results are printed
 as a Markdown table and kept as JSON in ``bench/results/``.
-
-About 280 lines: the raw-bulk baseline replays the indexer's own documents, so the harness holds
-both arms, the NDJSON scratch file and the stream-only mode.
 """
 
 from __future__ import annotations

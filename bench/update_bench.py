@@ -16,9 +16,6 @@ disk over the update, requests and failures (any non-2xx or exception) by phase 
 / after the update), p50 / p99 per phase and kind, and a timeline in buckets; a JSON summary and
 the update's output go to ``--out``.* (bench/results/ by default). ``--py-spy FILE`` also
 records the update with py-spy (raw format, idle frames included).
-
-About 460 lines: the clients, the update subprocess, the resource sampling and the per-phase
-report of one run; a split would follow bench/harness.py, left for the soak harness (issue 17).
 """
 
 from __future__ import annotations

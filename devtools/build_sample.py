@@ -17,8 +17,7 @@ Why a script: the sample must be reproducible and reviewable. Every choice is
 deterministic (metro caps take the lowest NPIs, files keep their source order, gzip is
 written with ``mtime=0`` and no file name), so running it twice gives identical bytes.
 
-The NPPES selection, the metros and the run's report live here (about 290 lines, most of them
-the declarative choice of what is sampled and the report); the DAC and hospital slices are in
+The NPPES selection, the metros and the run's report live here; the DAC and hospital slices are in
 ``devtools/sample_side_files.py``, the format-preserving CSV writing in ``devtools/csv_subsets.py``.
 Reading (gzip, decoding), ZIP geography and the CCN rule are the indexer's and core's own.
 

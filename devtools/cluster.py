@@ -7,9 +7,6 @@ A ``Cluster`` starts its nodes and waits for green, kills one with SIGKILL and s
 with the same ports and data, says which node holds a primary of an index, and waits for a
 health status with a bound; it reports every change of its pids (``on_change``), which the
 launcher's cluster records (devtools/cluster_record.py).
-
-Over 200 lines because a Cluster is one state (nodes, pids, ports) that its start, kill,
-restart and health waits all change and read; split, each part would pass that state around.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """Elasticsearch nodes as child processes of this machine: the one way a node's command line and
 environment are built (a single node here, every node of devtools/cluster.py), started from the
 distribution on free loopback ports, waited for until healthy (with the tail of its log when it
-is not), stopped.
-
-Over 200 lines as the one owner of a node's process life (command line, environment, spawn,
-health wait, stop); the distribution's download is distribution.py, the cluster is cluster.py."""
+is not), stopped. The distribution's download is distribution.py, the cluster is cluster.py."""
 
 from __future__ import annotations
 
