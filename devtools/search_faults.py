@@ -1,0 +1,64 @@
+"""A loopback relay in front of an Elasticsearch node that fails reads on demand (tests).
+
+``fail_requests(status, error_type)``: every search, multi-search and document read is answered
+with that status and an Elasticsearch-shaped error, without reaching the node.
+``fail_items(status, error_type)``: multi-searches reach the node, then every item of the answer
+is replaced by an error item of that status, as a node reports one failed part of a
+multi-search. ``heal()`` relays everything again. Bulk requests behave as in ``BulkRelay``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import orjson
+from aiohttp import web
+
+from devtools.bulk_relay import BulkRelay
+
+_READS = ("/_search", "/_msearch")
+
+
+@dataclass(frozen=True)
+class _Fault:
+    scope: Literal["request", "item"]
+    status: int
+    error_type: str
+
+    def error(self) -> dict[str, object]:
+        cause = {"type": self.error_type, "reason": f"played by the fault relay ({self.status})"}
+        return {"error": {"root_cause": [cause], **cause}, "status": self.status}
+
+
+class SearchFaultRelay(BulkRelay):
+    def __init__(self, upstream: str) -> None:
+        super().__init__(upstream)
+        self._fault: _Fault | None = None
+
+    def fail_requests(self, status: int, error_type: str) -> None:
+        self._fault = _Fault("request", status, error_type)
+
+    def fail_items(self, status: int, error_type: str) -> None:
+        self._fault = _Fault("item", status, error_type)
+
+    def heal(self) -> None:
+        self._fault = None
+
+    async def _handle(self, request: web.Request) -> web.Response:
+        fault = self._fault
+        is_read = request.path.endswith(_READS) or "/_doc/" in request.path
+        if fault is None or not is_read:
+            return await super()._handle(request)
+        if fault.scope == "request":
+            return web.json_response(fault.error(), status=fault.status, dumps=_dumps)
+        answer = await self._forward(request, await request.read())
+        if not request.path.endswith("/_msearch") or answer.status != 200:
+            return answer.response()
+        parsed = orjson.loads(answer.body)
+        parsed["responses"] = [fault.error() for _ in parsed["responses"]]
+        return answer._replace(body=orjson.dumps(parsed)).response()
+
+
+def _dumps(value: object) -> str:
+    return orjson.dumps(value).decode()
