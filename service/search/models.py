@@ -185,12 +185,27 @@ class NoResults(TypedDict):
     """Why a search found nothing, and a way on; the results stay empty."""
 
     reason: Annotated[
-        Literal["outside_radius", "no_match"],
-        Field(description="outside_radius: matches exist farther away; no_match: none anywhere"),
+        Literal["outside_radius", "no_match", "language_not_listed"],
+        Field(
+            description="outside_radius: matches exist farther away; no_match: none anywhere; "
+            "language_not_listed: no provider in the directory lists a language asked for"
+        ),
     ]
     beyondRadius: NotRequired[BeyondRadius]
+    unlistedLanguages: NotRequired[
+        Annotated[
+            list[str],
+            Field(description="languages asked for that no provider in the directory lists"),
+        ]
+    ]
     didYouMean: NotRequired[
-        Annotated[str, Field(description="a query built from names and terms that exist")]
+        Annotated[
+            str,
+            Field(
+                description="a query built from terms the directory understands (specialties, "
+                "conditions) first, else from names that exist; never a name for medical words"
+            ),
+        ]
     ]
 
 

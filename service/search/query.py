@@ -139,6 +139,16 @@ def specialty_rank(codes: list[str]) -> list[Body]:
     ]
 
 
+def filtered_languages(question: Question) -> list[tuple[str, list[str]]]:
+    """(language, the listings that count as it) of every language the question filters on."""
+    found = []
+    if question.interpretation.language_mode == "filter":
+        found += [(m.language, list(m.listed_as)) for m in question.interpretation.languages]
+    if question.request.language:
+        found.append((question.request.language, [question.request.language]))
+    return found
+
+
 def _languages(interpretation: Interpretation) -> Body:
     listed = [name for match in interpretation.languages for name in match.listed_as]
     return {"terms": {"languages": listed}}

@@ -4,9 +4,11 @@ what their answers say.
 1. Relax: count, for each free word, the providers it matches with the rest of the request
    (same filters, same radius). Words that match nothing are dropped, and said so, when
    something else is left to search by.
-2. Explain: when still nothing, count the matches beyond the radius with the nearest one's
-   distance, and ask Elasticsearch's term suggester for names that exist. ``results`` stay
-   empty: the answer only says how to get further.
+2. Explain: when still nothing, say when a language asked for is listed by no provider at
+   all, else count the matches beyond the radius with the nearest one's distance; suggest a
+   term of the vocabulary the words misspell, else names that exist (Elasticsearch's term
+   suggester) for the words that are not medical. ``results`` stay empty: the answer only says
+   how to get further.
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ from typing import Any
 from service.search.geo_clauses import METRES_PER_MILE, distance_sort
 from service.search.interpret import Interpretation
 from service.search.models import MAX_RADIUS_MILES, NoResults
-from service.search.query import query_clause, request_filters, word_match
+from service.search.query import filtered_languages, query_clause, request_filters, word_match
 from service.search.question import Question
+from service.search.vocabulary import medical_words, vocabulary_suggestion
 
 Body = dict[str, Any]
 
@@ -49,7 +52,8 @@ def words_to_drop(interpretation: Interpretation, counts: list[Body]) -> list[st
 
 
 def explain_bodies(question: Question) -> list[Body]:
-    """[names the suggester knows] + [the nearest match beyond the radius, with a place]."""
+    """[names the suggester knows] + [the nearest match beyond the radius, with a place] +
+    [whether any provider lists it, for each language filtered on]."""
     interpretation, place = question.interpretation, question.place
     bodies: list[Body] = [
         {
@@ -78,6 +82,10 @@ def explain_bodies(question: Question) -> list[Body]:
                 "sort": [distance_sort(place)],
             }
         )
+    bodies += [
+        {"size": 0, "track_total_hits": 1, "query": {"terms": {"languages": listed}}}
+        for _, listed in filtered_languages(question)
+    ]
     return bodies
 
 
@@ -87,6 +95,15 @@ def no_results(question: Question, answers: list[Body]) -> NoResults:
     suggestion = _did_you_mean(interpretation, answers[0])
     if suggestion is not None:
         explained["didYouMean"] = suggestion
+    languages = filtered_languages(question)
+    counts = answers[len(answers) - len(languages) :] if languages else []
+    unlisted = [
+        name for (name, _), count in zip(languages, counts, strict=True) if not _total(count)
+    ]
+    if unlisted:
+        explained["reason"] = "language_not_listed"
+        explained["unlistedLanguages"] = unlisted
+        return explained
     if place is not None and _total(answers[1]) > 0:
         nearest = float(answers[1]["hits"]["hits"][0]["sort"][0]) / METRES_PER_MILE
         needed = math.ceil(nearest + 0.01)
@@ -100,14 +117,22 @@ def no_results(question: Question, answers: list[Body]) -> NoResults:
 
 
 def _did_you_mean(interpretation: Interpretation, answer: Body) -> str | None:
-    entries = answer.get("suggest", {}).get("words", [])
-    corrected = [
-        entry["options"][0]["text"] if entry.get("options") else entry["text"] for entry in entries
-    ]
-    if not interpretation.text or not corrected:
+    """A term of the vocabulary first; else names that exist, for the words that are not
+    medical (a medical word is never replaced by a person's or an organisation's name)."""
+    if not interpretation.text:
         return None
+    understood = vocabulary_suggestion(interpretation.text)
+    if understood is not None:
+        return understood
+    medical = medical_words()
+    corrected = [
+        entry["options"][0]["text"]
+        if entry.get("options") and entry["text"] not in medical
+        else entry["text"]
+        for entry in answer.get("suggest", {}).get("words", [])
+    ]
     suggestion = " ".join(corrected)
-    return suggestion if suggestion != interpretation.text else None
+    return suggestion if corrected and suggestion != interpretation.text else None
 
 
 def _total(answer: Body) -> int:

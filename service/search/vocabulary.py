@@ -142,7 +142,20 @@ def corrected_specialty(text: str) -> Key | None:
     return tuple(best.split())
 
 
+@cache
+def medical_words() -> frozenset[str]:
+    """Every word of a term the vocabulary knows: a word people use for care, not a name."""
+    return frozenset(word for key in specialties() for word in key) - CONNECTORS
+
+
+def vocabulary_suggestion(text: str) -> str | None:
+    """The term of the vocabulary that ``text`` misspells, as a query to send instead."""
+    corrected = corrected_specialty(text)
+    return " ".join(corrected) if corrected is not None else None
+
+
 def preload() -> None:
     specialties()
     languages()
     _keys_by_length()
+    medical_words()

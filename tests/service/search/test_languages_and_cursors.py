@@ -94,3 +94,26 @@ async def test_a_cursor_whose_point_in_time_is_gone_is_404_cursor_expired(
     problem = await response.json()
     assert problem["code"] == "cursor_expired"
     assert problem["errors"][0]["field"] == "cursor"
+
+
+async def test_a_language_nobody_lists_is_said_not_just_no_match(
+    aiohttp_client: ClientFactory,
+    es_url: str,
+    index_names: IndexNames,
+    spoken: dict[str, tuple[str, ...]],
+    auth_header: dict[str, str],
+) -> None:
+    api = await aiohttp_client(create_app(settings_for(es_url, index_names)))
+    where = {"location": LOWER_MANHATTAN, "radius": 5}
+    listed = {lang for langs in spoken.values() for lang in langs}
+    assert "German" not in listed and "Spanish" in listed
+    german = await search(api, auth_header, query="family doctor german speaking", **where)
+    assert german["totalCount"] == 0
+    assert german["noResults"]["reason"] == "language_not_listed"
+    assert german["noResults"]["unlistedLanguages"] == ["German"]
+    by_filter = await search(api, auth_header, query="smith", language="Klingon", **where)
+    assert by_filter["noResults"]["unlistedLanguages"] == ["Klingon"]
+    # a listed language that simply has no match here is not said to be unlisted
+    far = {"location": {"lat": 47.6, "lng": -122.3}, "radius": 1}
+    spanish = await search(api, auth_header, query="spanish speaking cardiologist", **far)
+    assert spanish["totalCount"] == 0 and spanish["noResults"]["reason"] != "language_not_listed"
