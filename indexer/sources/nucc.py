@@ -13,6 +13,8 @@ _ALIASES: dict[str, tuple[str, ...]] = {
     "classification": ("Classification",),
     "specialization": ("Specialization",),
     "display": ("Display Name",),
+    "definition": ("Definition",),
+    "section": ("Section",),
 }
 
 
@@ -23,6 +25,8 @@ class TaxonomyEntry:
     grouping: str | None
     classification: str | None
     specialization: str | None
+    definition: str | None = None
+    section: str | None = None  # "Individual" or "Non-Individual"
 
 
 def _display_name(classification: str, specialization: str, given: str) -> str:
@@ -47,5 +51,7 @@ def read_nucc(path: Path) -> dict[str, TaxonomyEntry]:
             grouping=columns.get(row, "grouping") or None,
             classification=classification or None,
             specialization=specialization or None,
+            definition=columns.get(row, "definition") or None,
+            section=columns.get(row, "section") or None,
         )
     return table

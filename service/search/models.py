@@ -47,6 +47,11 @@ class SearchRequest(BaseModel):
     bidId: BidId | None = None
     contractYear: ContractYear | None = None
     facets: bool = True
+    concepts: bool = Field(
+        default=True,
+        description="read conditions, symptoms, body parts, procedures, tests and visit reasons "
+        "('knee pain', 'flu shot') as the specialties that treat them; false: they stay words",
+    )
     cursor: str | None = Field(
         default=None,
         min_length=1,
@@ -125,6 +130,26 @@ class SpecialtyInterpretation(TypedDict):
 
 
 @with_config(CLOSED)
+class ConceptInterpretation(TypedDict):
+    term: Annotated[str, Field(description="the words read as the concept (corrected spelling)")]
+    concept: str
+    kind: Annotated[
+        str,
+        Field(description="condition, symptom, body_part, procedure, test or visit_reason"),
+    ]
+    source: Annotated[
+        Literal["curated", "nucc_definition"],
+        Field(
+            description="curated: the project's concept list (CONCEPTS.md); nucc_definition: "
+            "the NUCC definitions that match the words best, used when they matched no name"
+        ),
+    ]
+    firstChoice: Annotated[list[str], Field(description="taxonomy codes a patient books first")]
+    alsoTreats: Annotated[list[str], Field(description="taxonomy codes that also treat it")]
+    correctedFrom: str | None
+
+
+@with_config(CLOSED)
 class LanguageInterpretation(TypedDict):
     term: str
     language: Annotated[str, Field(description="as providers list it, e.g. Spanish")]
@@ -151,6 +176,14 @@ class InterpretedQuery(TypedDict):
     freeText: str
     specialties: list[SpecialtyInterpretation]
     specialtyMode: Literal["filter", "boost"] | None
+    concepts: list[ConceptInterpretation]
+    conceptMode: Annotated[
+        Literal["filter", "boost"] | None,
+        Field(
+            description="filter: providers with a specialty that treats it, first choices first;"
+            " boost: beside a name, ranked a little higher"
+        ),
+    ]
     languages: list[LanguageInterpretation]
     languageMode: Annotated[
         Literal["filter", "boost"] | None,

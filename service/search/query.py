@@ -18,6 +18,13 @@ from service.search.geo_clauses import distance_sort, point, radius_filter
 from service.search.interpret import Interpretation
 from service.search.places import ResolvedPlace
 from service.search.question import Question
+from service.search.specialty_clauses import (
+    SPECIALTY_BOOST,
+    concept_boost,
+    concept_rank,
+    specialty_clause,
+    specialty_rank,
+)
 
 Body = dict[str, Any]
 TEXT_FIELDS = [
@@ -29,13 +36,9 @@ TEXT_FIELDS = [
     "languageText",
 ]
 CLOSENESS_WEIGHT = 3.0
-SPECIALTY_BOOST = 5.0
 FUZZY_WEIGHT = 0.8  # a typo match scores a little below the exact word
 EXACT_NAME_WEIGHT = 20.0  # above a phrase in a longer name ("Thelma Vega LLC")
 PHRASE_WEIGHT = 4.0
-PRIMARY_WEIGHT = 20.0  # tiers of a specialty search, each above the closeness score
-PRACTISING_WEIGHT = 10.0
-TRAINEE_CODE = "390200000X"  # NUCC: Student in an Organized Health Care Education/Training
 
 
 def _closeness(place: ResolvedPlace, radius_miles: float) -> Body:
@@ -104,41 +107,6 @@ def text_clauses(interpretation: Interpretation) -> tuple[Body | None, list[Body
     return required, bonus
 
 
-def _codes_clause(field: str, codes: list[str]) -> Body:
-    exact = [c for c in codes if not c.endswith("*")]
-    clauses: list[Body] = [{"terms": {field: exact}}] if exact else []
-    clauses += [{"prefix": {field: c[:-1]}} for c in codes if c.endswith("*")]
-    return {"bool": {"should": clauses, "minimum_should_match": 1}}
-
-
-def specialty_clause(codes: list[str], boost: float | None = None) -> Body:
-    """Providers with any of these taxonomy codes ("207V*" is a prefix)."""
-    body = _codes_clause("taxonomyCodes", codes)
-    if boost is not None:
-        body["bool"]["boost"] = boost
-    return body
-
-
-def specialty_rank(codes: list[str]) -> list[Body]:
-    """Score-only clauses that order specialty searches: the specialty as the provider's
-    primary taxonomy first, then practising providers before trainees (NUCC's student code).
-    Their weights are above the closeness score, so distance orders within each tier."""
-    return [
-        {
-            "constant_score": {
-                "filter": _codes_clause("primaryTaxonomyCodes", codes),
-                "boost": PRIMARY_WEIGHT,
-            }
-        },
-        {
-            "constant_score": {
-                "filter": {"bool": {"must_not": [{"term": {"taxonomyCodes": TRAINEE_CODE}}]}},
-                "boost": PRACTISING_WEIGHT,
-            }
-        },
-    ]
-
-
 def filtered_languages(question: Question) -> list[tuple[str, list[str]]]:
     """(language, the listings that count as it) of every language the question filters on."""
     found = []
@@ -159,6 +127,9 @@ def _filters(question: Question) -> list[Body]:
     filters: list[Body] = []
     if interpretation.specialty_mode == "filter":
         filters.append(specialty_clause(interpretation.taxonomy_codes))
+    if interpretation.concept_mode == "filter":
+        first, also = interpretation.concept_codes
+        filters.append(specialty_clause(first + also))
     if interpretation.language_mode == "filter":
         filters.append(_languages(interpretation))
     if request.taxonomyCode:
@@ -189,6 +160,10 @@ def _ranking(question: Question) -> list[Body]:
         should.append(specialty_clause(interpretation.taxonomy_codes, boost=SPECIALTY_BOOST))
     if codes:
         should += specialty_rank(codes)
+    if interpretation.concept_mode == "filter":
+        should += concept_rank(*interpretation.concept_codes, practising=not codes)
+    elif interpretation.concept_mode == "boost":
+        should += concept_boost(*interpretation.concept_codes)
     if interpretation.language_mode == "boost":
         should.append({"constant_score": {"filter": _languages(interpretation), "boost": 2.0}})
     return should

@@ -22,6 +22,9 @@ class Question:
     def without_words(self, dropped: list[str]) -> Question:
         return replace(self, interpretation=self.interpretation.without(dropped))
 
+    def read_by_definitions(self) -> Question:
+        return replace(self, interpretation=self.interpretation.read_by_definitions())
+
     def anywhere(self) -> Question:
         """The same question without its place: no radius, no closeness."""
         return replace(self, place=None)
@@ -30,4 +33,5 @@ class Question:
 def read_question(request: SearchRequest, today: date) -> Question:
     """Interpret the words and resolve the place (InvalidInput for an unknown one)."""
     place = resolve(request.location) if request.location is not None else None
-    return Question(request, interpret(request.query or ""), place, today)
+    reading = interpret(request.query or "", concepts=request.concepts)
+    return Question(request, reading, place, today)

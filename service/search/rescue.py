@@ -2,8 +2,9 @@
 what their answers say.
 
 1. Relax: count, for each free word, the providers it matches with the rest of the request
-   (same filters, same radius). Words that match nothing are dropped, and said so, when
-   something else is left to search by.
+   (same filters, same radius). When none matches and NUCC's definitions read the words
+   confidently as a concept, search by that concept; else words that match nothing are
+   dropped, and said so, when something else is left to search by.
 2. Explain: when still nothing, say when a language asked for is listed by no provider at
    all, else count the matches beyond the radius with the nearest one's distance; suggest a
    term of the vocabulary the words misspell, else names that exist (Elasticsearch's term
@@ -40,15 +41,25 @@ def word_count_bodies(question: Question) -> list[Body]:
     ]
 
 
-def words_to_drop(interpretation: Interpretation, counts: list[Body]) -> list[str]:
-    """The free words that matched nothing, when dropping them leaves something to search by:
-    another word, a specialty or a language."""
+def relaxed(question: Question, counts: list[Body]) -> Question | None:
+    """The question to ask instead, when some free words matched nothing: read by NUCC's
+    definitions when none matched and they have a confident reading; else without the words
+    that matched nothing, when something else is left to search by (another word, a
+    specialty, a concept or a language); None when nothing can be relaxed."""
+    interpretation = question.interpretation
     free = interpretation.text.split()
     unmatched = [w for w, answer in zip(free, counts, strict=True) if _total(answer) == 0]
     if not unmatched:
-        return []
-    left = len(unmatched) < len(free) or interpretation.specialties or interpretation.languages
-    return unmatched if left else []
+        return None
+    if len(unmatched) == len(free) and interpretation.fallback is not None:
+        return question.read_by_definitions()
+    left = (
+        len(unmatched) < len(free)
+        or interpretation.specialties
+        or interpretation.concepts
+        or interpretation.languages
+    )
+    return question.without_words(unmatched) if left else None
 
 
 def explain_bodies(question: Question) -> list[Body]:

@@ -75,6 +75,19 @@ def interpreted_query(question: Question) -> InterpretedQuery:
             for m in interpretation.specialties
         ],
         "specialtyMode": interpretation.specialty_mode,
+        "concepts": [
+            {
+                "term": m.term,
+                "concept": m.concept.name,
+                "kind": m.concept.kind,
+                "source": m.concept.source,
+                "firstChoice": list(m.concept.first),
+                "alsoTreats": list(m.concept.also),
+                "correctedFrom": m.corrected_from,
+            }
+            for m in interpretation.concepts
+        ],
+        "conceptMode": interpretation.concept_mode,
         "languages": [{"term": m.term, "language": m.language} for m in interpretation.languages],
         "languageMode": interpretation.language_mode,
         "droppedWords": list(interpretation.dropped),

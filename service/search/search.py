@@ -40,9 +40,9 @@ async def _rescue(
 ) -> SearchResponse:
     if question.interpretation.text:
         counts = await store.msearch(es, names, rescue.word_count_bodies(question))
-        dropped = rescue.words_to_drop(question.interpretation, counts)
-        if dropped:
-            question = question.without_words(dropped)
+        relaxed = rescue.relaxed(question, counts)
+        if relaxed is not None:
+            question = relaxed
             response = await store.search(es, names, build_search(question))
             if _total(response) > 0:
                 return search_response(question, response, cursor_page=False)

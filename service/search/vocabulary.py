@@ -15,10 +15,13 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from rapidfuzz import fuzz
 from rapidfuzz.distance import OSA
-from rapidfuzz.process import extract
+from rapidfuzz.process import extract, extractOne
 
 from core.text import tokens
+from service.search import care_concepts
+from service.search.care_concepts import curated_concepts
 
 VOCABULARY_FILE = Path(__file__).with_name("vocabulary.json")
 SPECIALTY_NAMES_FILE = Path(__file__).with_name("specialty_names.json")
@@ -26,6 +29,7 @@ SPECIALTY_NAMES_FILE = Path(__file__).with_name("specialty_names.json")
 CONNECTORS = frozenset({"and", "of", "the", "with", "for", "at", "in", "a", "an", "to", "on"})
 # Shortest misspelt word we correct: shorter words are too often surnames ("Castro" / "gastro").
 MIN_CORRECTED_LENGTH = 7
+SUGGESTION_SCORE = 85.0  # rapidfuzz ratio of a suggested term ("castro"/"gastro" is 83)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,9 +107,10 @@ def language_cues() -> frozenset[str]:
 
 
 @cache
-def _keys_by_length() -> dict[int, list[str]]:
+def _keys_by_length(with_concepts: bool) -> dict[int, list[str]]:
     buckets: dict[int, list[str]] = {}
-    for key in specialties():
+    keys = [*specialties(), *(curated_concepts() if with_concepts else ())]
+    for key in dict.fromkeys(keys):
         text = " ".join(key)
         buckets.setdefault(len(text), []).append(text)
     return buckets
@@ -118,20 +123,25 @@ def allowed_edits(text: str) -> int:
     return 1 if len(text) < 9 else 2
 
 
-def corrected_specialty(text: str) -> Key | None:
-    """The specialty term ``text`` (words joined by spaces) misspells, if any: the closest
-    term within the edits its length allows (optimal string alignment: a swapped pair of
-    letters is one edit, "nuerologist" is "neurologist", not "urologist")."""
+def corrected_term(text: str, *, with_concepts: bool = True) -> Key | None:
+    """The term ``text`` (words joined by spaces) misspells, if any: a specialty term or, with
+    concepts, a form of a care concept; the closest within the edits its length allows
+    (optimal string alignment: a swapped pair of letters is one edit, "nuerologist" is
+    "neurologist", not "urologist")."""
     edits = allowed_edits(text)
     if not edits:
         return None
-    buckets = _keys_by_length()
+    buckets = _keys_by_length(with_concepts)
     candidates = [
         term
         for size in range(len(text) - edits, len(text) + edits + 1)
         for term in buckets.get(size, [])
     ]
-    found = extract(text, candidates, scorer=OSA.distance, score_cutoff=edits, limit=None)
+    found = [
+        match
+        for match in extract(text, candidates, scorer=OSA.distance, score_cutoff=edits, limit=None)
+        if _same_word_count(match[0], text)
+    ]
     if not found:
         return None
     nearest = min(distance for _, distance, _ in found)
@@ -142,20 +152,46 @@ def corrected_specialty(text: str) -> Key | None:
     return tuple(best.split())
 
 
+def _same_word_count(term: str, text: str) -> bool:
+    """A misspelling keeps its words, and each word of several keeps its first letter: "cord
+    injury" is not "work injury"."""
+    words, written = term.split(), text.split()
+    if len(words) != len(written):
+        return False
+    return len(words) == 1 or all(a[0] == b[0] for a, b in zip(words, written, strict=True))
+
+
 @cache
 def medical_words() -> frozenset[str]:
     """Every word of a term the vocabulary knows: a word people use for care, not a name."""
-    return frozenset(word for key in specialties() for word in key) - CONNECTORS
+    keys = [*specialties(), *curated_concepts()]
+    return frozenset(word for key in keys for word in key) - CONNECTORS
 
 
 def vocabulary_suggestion(text: str) -> str | None:
-    """The term of the vocabulary that ``text`` misspells, as a query to send instead."""
-    corrected = corrected_specialty(text)
-    return " ".join(corrected) if corrected is not None else None
+    """The term of the vocabulary that ``text`` misspells, as a query to send instead: within
+    the edits a reading forgives, else the term most alike (a suggestion may guess more than a
+    reading may: "kne pian" -> "knee pain"); a concept's form is offered as the concept."""
+    key = corrected_term(text)
+    if key is None:
+        found = extractOne(text, _term_texts(), scorer=fuzz.ratio, score_cutoff=SUGGESTION_SCORE)
+        key = tuple(found[0].split()) if found is not None else None
+    if key is None:
+        return None
+    concept = curated_concepts().get(key)
+    return concept.name if concept is not None else " ".join(key)
+
+
+@cache
+def _term_texts() -> list[str]:
+    return [text for bucket in _keys_by_length(True).values() for text in bucket]
 
 
 def preload() -> None:
     specialties()
     languages()
-    _keys_by_length()
+    _keys_by_length(with_concepts=True)
+    _keys_by_length(with_concepts=False)
     medical_words()
+    _term_texts()
+    care_concepts.preload()
