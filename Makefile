@@ -24,6 +24,7 @@ test: lint typecheck pytest
 
 lint: install
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
 
 typecheck: install
