@@ -21,6 +21,7 @@ from service.web.settings import Settings
 from service.web.types import Handler
 
 API_PREFIX = "/v2"
+DOCS_PATH = f"{API_PREFIX}/docs"
 SANDBOX_PREFIX = ""
 # Any segment is an NPI to validate (400 when malformed) except the sibling POST routes' names, so
 # GET /v2/providers/search is a 405 with "Allow: POST", not an invalid NPI.
@@ -48,8 +49,8 @@ def service_routes(settings: Settings) -> list[Route]:
     routes = [
         Route("healthz", "GET", "/healthz", health.healthz),
         Route("readyz", "GET", "/readyz", health.readyz),
-        Route("openapi", "GET", f"{API_PREFIX}/openapi.json", docs.openapi_document),
-        Route("docs", "GET", f"{API_PREFIX}/docs", docs.docs_page),
+        Route("openapi", "GET", f"{API_PREFIX}/openapi.json", docs.serve_openapi),
+        Route("docs", "GET", DOCS_PATH, docs.docs_page),
     ]
     if settings.metrics_enabled:
         routes.append(Route("metrics", "GET", "/metrics", metrics_handler))
@@ -72,6 +73,7 @@ def api_routes(settings: Settings) -> list[tuple[Route, bool]]:
 
 def setup_routes(app: web.Application, settings: Settings) -> None:
     routes = service_routes(settings) + [route for route, _ in api_routes(settings)]
+    app.router.add_static(DOCS_PATH + docs.ASSETS_PATH, docs.ASSETS, name="docs-assets")
     for route in routes:
         path = route.path.replace("{npi}", NPI_SEGMENT)
         if route.method == "GET":
