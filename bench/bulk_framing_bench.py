@@ -13,9 +13,9 @@ every bulk request with a canned success of one item per action (with index name
 filter path asks for them, as the old path's did). Each round sends them once by each path,
 alternating:
 
-- old: ``async_streaming_bulk`` with the per-action expansion callback, as ``indexer/bulk.py``
+- old: ``async_streaming_bulk`` with the per-action expansion callback, as ``indexer/write/bulk.py``
   did before (its ``_send`` is copied here, so both run in the same process and session);
-- new: ``indexer.bulk.bulk_index`` (one ``b"\\n".join`` per chunk, items read only on errors).
+- new: ``indexer.write.bulk.bulk_index`` (one ``b"\\n".join`` per chunk, items read only on errors).
 
 Printed per path: CPU time of this process per action (user + system, from ``getrusage``; the
 system part is mostly the loopback socket), the median and every round, the user part alone, and
@@ -48,18 +48,19 @@ from elasticsearch.helpers import async_streaming_bulk
 
 from core.es_client import make_client
 from core.index_contract import INDEX_KINDS
-from indexer.bulk import Action, BulkResult, Failure, Origin, bulk_index, chunked
-from indexer.load import SourceFiles, batch_gc, read_side_tables
-from indexer.pipeline import ActionStream
-from indexer.rejects import Rejects
-from indexer.report import LoadReport
+from indexer.load.pipeline import ActionStream
+from indexer.load.report import LoadReport
+from indexer.load.run import SourceFiles, read_side_tables
+from indexer.write.bulk import Action, BulkResult, Failure, Origin, bulk_index, chunked
+from indexer.write.collector import batch_gc
+from indexer.write.rejects import Rejects
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "data" / "sample"
 
 Sender = Callable[..., Awaitable[BulkResult]]
 
-# ---- the old path: indexer/bulk.py before the hand framing, unchanged but for the names ----
+# ---- the old path: indexer/write/bulk.py before the hand framing, unchanged but for the names ----
 
 _lines = itemgetter(0, 1)
 _OLD_FILTER = "items.*._index,items.*._id,items.*.status,items.*.error"

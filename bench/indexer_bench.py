@@ -44,10 +44,10 @@ from core.index_contract import INDEX_KINDS, IndexNames
 from devtools import es_launcher
 from devtools.settings import LauncherSettings
 from indexer import versions
-from indexer.load import LoadOptions, SourceFiles, read_side_tables
-from indexer.pipeline import ActionStream
-from indexer.rejects import Rejects
-from indexer.report import LoadReport
+from indexer.load.pipeline import ActionStream
+from indexer.load.report import LoadReport
+from indexer.load.run import LoadOptions, SourceFiles, read_side_tables
+from indexer.write.rejects import Rejects
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"

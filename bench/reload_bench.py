@@ -53,7 +53,15 @@ async def main_async(args: argparse.Namespace, load_args: list[str], log: IO[byt
     before = await _served(args.es_url, names)
     latencies: list[tuple[float, float]] = []  # (seconds since start, ms)
     statuses: Counter[str] = Counter()
-    command = [sys.executable, "-m", "indexer.cli", "--prefix", args.prefix, "load", *load_args]
+    command = [
+        sys.executable,
+        "-m",
+        "indexer.cli",
+        "--prefix",
+        args.prefix,
+        "load",
+        *load_args,
+    ]
     async with (
         running_service(args) as url,
         aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=64)) as http,

@@ -132,7 +132,15 @@ async def reindex_at(reindex: Reindex, started: float, log: IO[bytes], timeout_s
 
 def load_command(args: argparse.Namespace, tag: str) -> list[str]:
     return [
-        *(sys.executable, "-m", "indexer.cli", "--es-url", args.es_url, "--prefix", args.prefix),
+        *(
+            sys.executable,
+            "-m",
+            "indexer.cli",
+            "--es-url",
+            args.es_url,
+            "--prefix",
+            args.prefix,
+        ),
         *("load", "--source-dir", str(args.source_dir)),
         *("--report-json", f"{args.out}.{tag}.report.json"),
         *("--reject-file", f"{args.out}.{tag}.rejects.csv"),

@@ -36,6 +36,7 @@ from typing import NamedTuple
 from core.geo import all_zip_places, haversine_miles, zip5
 from devtools.csv_subsets import column_index, line_ending, read_csv, write_gzip_csv
 from devtools.sample_side_files import DAC_SPECS, DacResult, dac_npis, subset_dac, subset_hospitals
+from indexer.sources.nppes import column
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_RAW = REPO_ROOT.parent / "shared" / "data" / "raw"
@@ -43,12 +44,12 @@ DEFAULT_OUT = REPO_ROOT / "data" / "sample"
 
 NPPES_SOURCE = "nppes/npidata_pfile_RECONSTRUCTED_from_nppes_weekly_2024-01-01_to_2024-02-11.csv.gz"
 NPPES_TARGET = "npidata_pfile_sample.csv.gz"
-COL_NPI = "NPI"
-COL_ENTITY = "Entity Type Code"
-COL_ZIP = "Provider Business Practice Location Address Postal Code"
-COL_COUNTRY = "Provider Business Practice Location Address Country Code (If outside U.S.)"
-COL_DEACTIVATED = "NPI Deactivation Date"
-COL_REACTIVATED = "NPI Reactivation Date"
+COL_NPI = column("npi")
+COL_ENTITY = column("entity")
+COL_ZIP = column("postal")
+COL_COUNTRY = column("country")
+COL_DEACTIVATED = column("deactivated")
+COL_REACTIVATED = column("reactivated")
 
 DEACTIVATED_ONLY_COUNT = 80  # deactivated, never reactivated (empty Entity Type Code)
 REACTIVATED_COUNT = 20  # deactivated then reactivated

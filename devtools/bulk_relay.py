@@ -1,7 +1,7 @@
 """A loopback HTTP relay in front of an Elasticsearch node that plays bulk rejections.
 
 Every request is forwarded to the upstream node and its answer relayed back, except what it is
-told to do with ``_bulk`` requests (tests of indexer/bulk.py):
+told to do with ``_bulk`` requests (tests of indexer/write/bulk.py):
 - ``reject_requests(count, status)``: the next ``count`` bulk requests are answered with
   ``status`` (429 by default) as a whole, without reaching the node;
 - ``reject_items(ids, times)``: in the next ``times`` bulk requests that carry them, the items of

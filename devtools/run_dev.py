@@ -15,8 +15,8 @@ from core.es_client import make_client
 from core.index_contract import IndexNames
 from devtools import es_launcher
 from devtools.settings import DevServerSettings
-from indexer.load import LoadOptions, SourceFiles, load
-from indexer.report import format_report
+from indexer.load.report import format_report
+from indexer.load.run import LoadOptions, SourceFiles, load
 from service.web.app import create_app
 from service.web.auth import mint_token
 from service.web.logs import configure_logging

@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import socket
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -31,8 +30,7 @@ from typing import Any
 from elasticsearch import ApiError, AsyncElasticsearch, ConflictError, NotFoundError, TransportError
 
 from core.index_contract import IndexNames
-from core.processes import pid_alive
-from indexer.versions import owner
+from indexer.versions import owner, owner_alive
 
 HEARTBEAT_S = 10.0
 STALE_AFTER_S = 60.0
@@ -109,8 +107,7 @@ def _now(timespec: str = "milliseconds") -> str:
 
 
 def _stale(holder: LockInfo, stale_after_s: float) -> bool:
-    host, _, pid = holder.owner.rpartition(":")
-    if host == socket.gethostname() and pid.isdigit() and not pid_alive(int(pid)):
+    if owner_alive(holder.owner) is False:
         return True
     return holder.heartbeat_age_s() > stale_after_s
 

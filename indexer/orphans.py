@@ -12,7 +12,6 @@ a request whose client was killed, and would otherwise re-create the deleted ind
 from __future__ import annotations
 
 import asyncio
-import socket
 import time
 import warnings
 from datetime import UTC, datetime, timedelta
@@ -21,7 +20,6 @@ from elasticsearch import AsyncElasticsearch
 from elasticsearch.exceptions import GeneralAvailabilityWarning
 
 from core.index_contract import IndexNames
-from core.processes import pid_alive
 from indexer import versions
 
 STALE_AFTER = timedelta(hours=24)
@@ -29,11 +27,10 @@ DRAIN_TIMEOUT_S = 60.0
 
 
 def _owner_gone(found: versions.Version, now: datetime) -> bool:
-    host, _, pid = (found.owner or "").rpartition(":")
-    if host == socket.gethostname() and pid.isdigit():
-        return not pid_alive(int(pid))
-    started = datetime.strptime(found.version, "%Y%m%dt%H%M%S%f").replace(tzinfo=UTC)
-    return now - started > STALE_AFTER
+    alive = versions.owner_alive(found.owner)
+    if alive is not None:
+        return not alive
+    return now - versions.version_started(found.version) > STALE_AFTER
 
 
 async def _writing_to(es: AsyncElasticsearch, indices: list[str]) -> bool:
@@ -65,8 +62,7 @@ async def remove_orphans(es: AsyncElasticsearch, names: IndexNames) -> list[str]
         kept_for_rollback = found.complete and serving is not None and version < serving
         if kept_for_rollback or not _owner_gone(found, now):
             continue
-        # Layout 1 had a locations index per version as well.
-        indices = [*found.indices.values(), f"{names.prefix}-locations-{version}"]
+        indices = list(found.indices.values())
         await _drain(es, indices)
         await versions.delete_indices(es, indices)
         removed.append(version)

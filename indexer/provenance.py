@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from indexer.sourcefiles import SourceFiles
+from indexer.sources.discovery import SourceFiles
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from core.index_contract import (
     IndexNames,
     index_settings,
 )
+from core.processes import pid_alive
 
 LOADING_SETTINGS = {
     "refresh_interval": "-1",
@@ -51,13 +52,29 @@ LOADING, COMPLETE = "loading", "complete"
 _T = TypeVar("_T")
 
 
+VERSION_FORMAT = "%Y%m%dt%H%M%S%f"  # when its load began (UTC): names sort by age
+
+
 def new_version() -> str:
-    return datetime.now(UTC).strftime("%Y%m%dt%H%M%S%f")
+    return datetime.now(UTC).strftime(VERSION_FORMAT)
+
+
+def version_started(version: str) -> datetime:
+    return datetime.strptime(version, VERSION_FORMAT).replace(tzinfo=UTC)
 
 
 def owner() -> str:
-    """This process, as recorded on the indices it creates."""
+    """This process, as recorded on the indices it creates and the lock it holds."""
     return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def owner_alive(recorded: str | None) -> bool | None:
+    """Whether the process an ``owner()`` string names still runs: None when it ran on another
+    host (or the record is not one), which this host cannot tell."""
+    host, _, pid = (recorded or "").rpartition(":")
+    if host != socket.gethostname() or not pid.isdigit():
+        return None
+    return pid_alive(int(pid))
 
 
 @dataclass

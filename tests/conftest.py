@@ -17,7 +17,7 @@ from elasticsearch import AsyncElasticsearch
 from core.es_client import make_client
 from core.index_contract import IndexNames
 from devtools import es_launcher
-from indexer.load import LoadOptions, LoadReport, SourceFiles, load
+from indexer.load.run import LoadOptions, LoadReport, SourceFiles, load
 from service.web.app import create_app
 from service.web.auth import mint_token
 from service.web.settings import ALL_SCOPES, Settings
@@ -73,7 +73,7 @@ async def loaded_sample(
 ) -> AsyncIterator[tuple[IndexNames, LoadReport]]:
     """The bundled sample loaded once under its own prefix, for read-only tests."""
     names = IndexNames(f"test-sample-{uuid.uuid4().hex[:8]}")
-    report = await load(es, sample_sources, LoadOptions(names=names, today=SAMPLE_TODAY))
+    report = await load(es, sample_sources, LoadOptions(names=names))
     yield names, report
     await _drop(es, names)
 

@@ -21,7 +21,8 @@ from indexer.sources.csvfiles import Rejected as Rejected
 TAXONOMY_SLOTS = 15
 _PRACTICE = "Provider Business Practice Location Address"
 
-_ALIASES: dict[str, tuple[str, ...]] = {
+# The header names of each field read, current CMS name first (CMS renamed some over the years).
+COLUMNS: dict[str, tuple[str, ...]] = {
     "npi": ("NPI",),
     "entity": ("Entity Type Code",),
     "org_name": ("Provider Organization Name (Legal Business Name)",),
@@ -48,15 +49,23 @@ _ALIASES: dict[str, tuple[str, ...]] = {
     "deactivated": ("NPI Deactivation Date",),
     "reactivated": ("NPI Reactivation Date",),
     "sex": ("Provider Sex Code", "Provider Gender Code"),
+    "deactivation_reason": ("NPI Deactivation Reason Code",),
 }
 # Read on every row, in this order (see _classify and _record).
-_FIELDS = tuple(_ALIASES)
+_FIELDS = tuple(field for field in COLUMNS if field != "deactivation_reason")
 for _slot in range(1, TAXONOMY_SLOTS + 1):
-    _ALIASES[f"tax{_slot}"] = (f"Healthcare Provider Taxonomy Code_{_slot}",)
-    _ALIASES[f"lic{_slot}"] = (f"Provider License Number_{_slot}",)
-    _ALIASES[f"licstate{_slot}"] = (f"Provider License Number State Code_{_slot}",)
-    _ALIASES[f"primary{_slot}"] = (f"Healthcare Provider Primary Taxonomy Switch_{_slot}",)
+    COLUMNS[f"tax{_slot}"] = (f"Healthcare Provider Taxonomy Code_{_slot}",)
+    COLUMNS[f"lic{_slot}"] = (f"Provider License Number_{_slot}",)
+    COLUMNS[f"licstate{_slot}"] = (f"Provider License Number State Code_{_slot}",)
+    COLUMNS[f"primary{_slot}"] = (f"Healthcare Provider Primary Taxonomy Switch_{_slot}",)
 _CODES = tuple(f"tax{slot}" for slot in range(1, TAXONOMY_SLOTS + 1))
+ADDRESS_FIELDS = ("line1", "line2", "city", "state", "postal", "country", "phone", "fax")
+
+
+def column(field: str) -> str:
+    """The current CMS header name of a field (``COLUMNS``)."""
+    return COLUMNS[field][0]
+
 
 REQUIRED_COLUMNS = ("npi", "entity", "last", "org_name", "postal")
 DBA_TYPE_CODE = "3"  # NPPES "Other Organization Name Type Code": 3 = Doing Business As
@@ -211,7 +220,7 @@ def read_nppes_rows(
 ) -> tuple[Columns, Iterator[tuple[list[str], NppesRow]]]:
     """The file's columns and every data row as (raw fields, classified row), for tools that
     rewrite rows (the scale generator)."""
-    columns, rows = read_rows(path, _ALIASES, position=position)
+    columns, rows = read_rows(path, COLUMNS, position=position)
     missing = [name for name in REQUIRED_COLUMNS if not columns.has(name)]
     if missing:
         raise ValueError(f"{path.name}: not an NPPES npidata_pfile (missing columns {missing})")

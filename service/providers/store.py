@@ -16,7 +16,7 @@ async def _lookup_part(es: AsyncElasticsearch, names: IndexNames, npi: str, part
     with elasticsearch_errors("the provider index"):
         try:
             # Not real time: what search sees (the last refresh), so a provider's lookup and
-            # search documents change together while an update writes (indexer.live).
+            # search documents change together while an update writes (indexer.update.live_version).
             response = await es.get(
                 index=names.alias("providers"), id=npi, source_includes=part, realtime=False
             )

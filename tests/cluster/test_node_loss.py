@@ -19,7 +19,7 @@ import pytest
 from core.es_client import make_client
 from core.index_contract import IndexNames
 from devtools.cluster import Cluster
-from indexer.load import LoadOptions, SourceFiles, load
+from indexer.load.run import LoadOptions, SourceFiles, load
 from service.web.app import create_app
 from service.web.auth import mint_token
 from tests.cluster import node_loss
@@ -39,7 +39,7 @@ async def test_searches_and_lookups_survive_the_loss_of_a_node(
     names = IndexNames(f"test-loss-{uuid.uuid4().hex[:8]}")
     es = make_client(three_nodes.url)
     try:
-        options = LoadOptions(names=names, today=SAMPLE_TODAY, shards=SHARDS, replicas=REPLICAS)
+        options = LoadOptions(names=names, shards=SHARDS, replicas=REPLICAS)
         await load(es, sample_sources, options)
     finally:
         await es.close()

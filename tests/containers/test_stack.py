@@ -31,7 +31,8 @@ from tests.source_rows import active_rows, coverage_rows, is_active, nppes_rows,
 SAMPLE = REPO_ROOT / "data" / "sample"
 NPPES = "npidata_pfile_sample.csv.gz"
 # Weekly files go in a subfolder: a load finds its NPPES file by name in the folder itself
-# (indexer/sourcefiles.py takes the last npidata_pfile* there), and a weekly file is named alike.
+# (indexer/sources/discovery.py takes the last npidata_pfile* there), and a weekly file is named
+# alike.
 WEEK = "weekly/npidata_pfile_20240212-20240218.csv"
 SOURCE_MOUNT = "/data/source"  # where docker-compose.yml mounts the operator's folder
 PRACTICE = "Provider Business Practice Location Address"

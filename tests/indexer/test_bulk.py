@@ -15,7 +15,7 @@ from elasticsearch import ConnectionError as EsConnectionError
 from core.es_client import make_client
 from devtools.bulk_relay import BulkRelay
 from devtools.tcp_proxy import TcpProxy
-from indexer.bulk import Action, Backoff, Failure, Origin, action_lines, bulk_index
+from indexer.write.bulk import Action, Backoff, Failure, Origin, action_lines, bulk_index
 
 MAPPING = {"properties": {"n": {"type": "long"}, "name": {"type": "keyword"}}}
 REFUSED_VALUE = "not a number"  # the mapping says long

@@ -8,7 +8,7 @@ from pathlib import Path
 from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import IndexNames, coverage_doc_id
-from indexer.load import LoadOptions, LoadReport, SourceFiles, load
+from indexer.load.run import LoadOptions, LoadReport, SourceFiles, load
 from indexer.sources.coverage import CoverageRow, read_coverage
 from indexer.sources.csvfiles import Rejected
 from indexer.sources.plans import read_plans, state_codes

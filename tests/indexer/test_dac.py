@@ -8,7 +8,7 @@ from pathlib import Path
 from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import IndexNames
-from indexer.load import LoadReport, SourceFiles
+from indexer.load.run import LoadReport, SourceFiles
 from indexer.sources.dac import read_dac, restore_zip
 from indexer.sources.hospitals import canonical_ccn, read_hospitals
 from tests.indexer.expected import (

@@ -8,9 +8,9 @@ import pytest
 
 from core.npi import ID_NAMESPACE, location_id, provider_id
 from core.text import normalize
-from indexer.documents import build_documents, normalize_credentials
-from indexer.load import SourceFiles
-from indexer.locations import format_zip
+from indexer.assembly.documents import build_documents, normalize_credentials
+from indexer.assembly.locations import format_zip
+from indexer.load.run import SourceFiles
 from indexer.sources.nppes import NppesRecord, read_nppes
 from indexer.sources.nucc import read_nucc
 from tests.source_rows import active_rows

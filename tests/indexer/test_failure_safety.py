@@ -13,8 +13,10 @@ from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import IndexNames
 from devtools.tcp_proxy import TcpProxy
-from indexer import documents, orphans, pipeline, versions
-from indexer.load import LoadError, LoadOptions, SourceFiles, load
+from indexer import orphans, versions
+from indexer.assembly import documents
+from indexer.load import pipeline
+from indexer.load.run import LoadError, LoadOptions, SourceFiles, load
 from tests.indexer.conftest import indexer_process, wait_for_new_version
 from tests.source_rows import active_rows, nppes_rows
 

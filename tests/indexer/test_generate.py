@@ -11,10 +11,10 @@ import pytest
 
 from core.geo import lookup_zip, zip5
 from core.npi import is_valid_npi
-from indexer.cli import main
-from indexer.generate import generate_nppes
-from indexer.generate_coverage import SOURCE, generate_coverage
-from indexer.load import SourceFiles
+from indexer.cli.main import main
+from indexer.generate.coverage import SOURCE, generate_coverage
+from indexer.generate.nppes import generate_nppes
+from indexer.load.run import SourceFiles
 from indexer.sources.nppes import NppesRecord, read_nppes
 from tests.indexer.expected import csv_dicts
 from tests.source_rows import active_rows, nppes_rows

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from core.npi import is_valid_npi
-from indexer.generate import FIRST_PAYLOAD
-from indexer.generate_update import UpdateCounts, UpdateStats, generate_update
-from indexer.load import SourceFiles
+from indexer.generate.nppes import FIRST_PAYLOAD
+from indexer.generate.weekly import UpdateCounts, UpdateStats, generate_update
+from indexer.load.run import SourceFiles
 from indexer.sources.nppes import Deactivated, NppesRecord, Rejected, read_nppes
 from tests.source_rows import is_active, nppes_rows
 

@@ -14,7 +14,7 @@ from core.geo import lookup_zip
 from core.index_contract import INDEX_KINDS, SCHEMA, IndexKind, IndexNames
 from devtools.tcp_proxy import TcpProxy
 from indexer import versions
-from indexer.load import LoadOptions, LoadReport, SourceFiles, load
+from indexer.load.run import LoadOptions, LoadReport, SourceFiles, load
 from tests.indexer.conftest import wait_for_new_version
 from tests.indexer.expected import csv_dicts, expected_locations
 from tests.source_rows import active_rows, nppes_rows

@@ -11,7 +11,7 @@ from typing import Literal
 
 import pytest
 
-from indexer.load import SourceFiles
+from indexer.load.run import SourceFiles
 from indexer.sources.nppes import Deactivated, NppesRecord, Rejected, read_nppes
 from tests.source_rows import is_active, nppes_rows
 

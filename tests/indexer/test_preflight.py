@@ -6,8 +6,9 @@ import pytest
 from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import IndexNames
-from indexer import preflight, versions
-from indexer.load import LoadError, LoadOptions, SourceFiles, load
+from indexer import versions
+from indexer.load import preflight
+from indexer.load.run import LoadError, LoadOptions, SourceFiles, load
 from tests.source_rows import nppes_rows
 
 

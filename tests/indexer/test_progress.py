@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from indexer import progress
-from indexer.progress import LoadProgress, eta_text
-from indexer.sourcefiles import SourceFiles
+from indexer.load import progress
+from indexer.load.progress import LoadProgress, eta_text
 from indexer.sources.csvfiles import ReadPosition
+from indexer.sources.discovery import SourceFiles
 from indexer.sources.nppes import read_nppes
 
 

@@ -12,7 +12,7 @@ from core.es_client import make_client
 from core.index_contract import IndexNames
 from devtools.tcp_proxy import TcpProxy
 from indexer import versions
-from indexer.load import LoadOptions, SourceFiles, load
+from indexer.load.run import LoadOptions, SourceFiles, load
 from service.web.app import create_app
 from service.web.auth import mint_token
 from service.web.settings import ALL_SCOPES

@@ -14,7 +14,7 @@ from elasticsearch import AsyncElasticsearch
 import tests.conftest as shared
 from core.index_contract import INDEX_KINDS, IndexNames
 from indexer import versions
-from indexer.load import LoadOptions, SourceFiles, load
+from indexer.load.run import LoadOptions, SourceFiles, load
 from service.web.app import create_app
 from service.web.auth import mint_token
 from service.web.settings import ALL_SCOPES

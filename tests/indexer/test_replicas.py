@@ -9,9 +9,8 @@ from elasticsearch import AsyncElasticsearch
 from core.es_client import make_client
 from core.index_contract import IndexNames
 from indexer import versions
-from indexer.load import LoadError, LoadOptions, LoadReport, SourceFiles, load
-from indexer.replicas import CopiesUnavailable, wait_for_copies
-from tests.conftest import SAMPLE_TODAY
+from indexer.load.replicas import CopiesUnavailable, wait_for_copies
+from indexer.load.run import LoadError, LoadOptions, LoadReport, SourceFiles, load
 
 NOWHERE = {"index.routing.allocation.require._name": "no-such-node"}
 
@@ -24,7 +23,7 @@ async def test_more_replicas_than_the_cluster_holds_are_refused_before_writing(
     es: AsyncElasticsearch, index_names: IndexNames, sample_sources: SourceFiles
 ) -> None:
     replicas = await _data_nodes(es)  # every copy needs its own node: one too many
-    options = LoadOptions(names=index_names, replicas=replicas, today=SAMPLE_TODAY)
+    options = LoadOptions(names=index_names, replicas=replicas)
     with pytest.raises(LoadError, match=f"--replicas {replicas - 1}"):
         await load(es, sample_sources, options)
     assert await versions.scan(es, index_names) == {}

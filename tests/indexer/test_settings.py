@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from indexer.cli_parsers import parser
+from indexer.cli.parsers import parser
 from indexer.settings import IndexerSettings
 
 VARIABLES = ("ELASTICSEARCH_URL", "PD_INDEX_PREFIX", "PD_SHARDS", "PD_REPLICAS")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from indexer.sourcefiles import SourceFiles
+from indexer.sources.discovery import SourceFiles
 
 
 def _touch(directory: Path, *names: str) -> None:

@@ -11,24 +11,23 @@ from pathlib import Path
 import pytest
 from elasticsearch import AsyncElasticsearch
 
-import tests.conftest as shared
 from core.index_contract import IndexNames
 from devtools.tcp_proxy import TcpProxy
-from indexer.cli import main
-from indexer.generate_update import UpdateCounts, generate_update
-from indexer.live import live_version
-from indexer.load import LoadOptions, SourceFiles, load
+from indexer.cli.main import main
+from indexer.generate.weekly import UpdateCounts, generate_update
+from indexer.load.run import LoadOptions, SourceFiles, load
 from indexer.lock import job_lock
 from indexer.sources.nppes import Deactivated, Rejected, read_nppes
-from indexer.update_nppes import update_nppes
-from indexer.update_options import UpdateOptions
+from indexer.update.live_version import live_version
+from indexer.update.nppes import update_nppes
+from indexer.update.options import UpdateOptions
 from tests.indexer.conftest import indexer_process
 
 MANY = UpdateCounts(new=200, changed=1500, deactivated=100, reactivated=0, stale=0)
 
 
 async def _loaded(es: AsyncElasticsearch, names: IndexNames, sources: SourceFiles) -> None:
-    await load(es, sources, LoadOptions(names=names, today=shared.SAMPLE_TODAY, keep_versions=2))
+    await load(es, sources, LoadOptions(names=names, keep_versions=2))
 
 
 async def _cli(es_url: str, names: IndexNames, *args: str) -> tuple[int, str, str]:
@@ -91,14 +90,10 @@ async def test_an_update_killed_midway_leaves_whole_providers_and_completes_when
     _, status, _ = await _cli(es_url, index_names, "status")
     assert "refresh paused" in status and "running job        update of week.csv" in status
 
-    report = await update_nppes(
-        es, week.out, UpdateOptions(names=index_names, today=shared.SAMPLE_TODAY)
-    )
+    report = await update_nppes(es, week.out, UpdateOptions(names=index_names))
     assert report.took_over_from is not None and "update of week.csv" in report.took_over_from
     assert report.accounted and report.outcomes["unchanged"] > 0
-    again = await update_nppes(
-        es, week.out, UpdateOptions(names=index_names, today=shared.SAMPLE_TODAY)
-    )
+    again = await update_nppes(es, week.out, UpdateOptions(names=index_names))
     assert not again.changed_anything
     _, status, _ = await _cli(es_url, index_names, "status")
     assert "refresh paused" not in status and "running job        none" in status

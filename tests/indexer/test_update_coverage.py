@@ -18,11 +18,11 @@ from elasticsearch import AsyncElasticsearch
 
 import tests.conftest as shared
 from core.index_contract import IndexNames
-from indexer.live import live_version
-from indexer.load import LoadOptions, LoadReport, SourceFiles, load
-from indexer.update_coverage import update_coverage
-from indexer.update_options import UpdateOptions
-from indexer.update_report import UpdateReport
+from indexer.load.run import LoadOptions, LoadReport, SourceFiles, load
+from indexer.update.coverage import update_coverage
+from indexer.update.live_version import live_version
+from indexer.update.options import UpdateOptions
+from indexer.update.report import UpdateReport
 from service.web.app import create_app
 from service.web.auth import mint_token
 from service.web.settings import ALL_SCOPES
@@ -94,7 +94,7 @@ async def _coverage_docs(es: AsyncElasticsearch, names: IndexNames, row: Row) ->
 async def _load(
     es: AsyncElasticsearch, names: IndexNames, sources: SourceFiles, tmp: Path
 ) -> LoadReport:
-    options = LoadOptions(names=names, today=TODAY, reject_file=tmp / "load-rejects.csv")
+    options = LoadOptions(names=names, reject_file=tmp / "load-rejects.csv")
     return await asyncio.wait_for(load(es, sources, options), TIMEOUT_S)
 
 
@@ -112,7 +112,7 @@ class Live:
     async def update(self, rows: list[Row], name: str = "delta.csv") -> UpdateReport:
         path = _write(self.tmp / name, rows)
         reject = self.tmp / f"rejects-{name}"
-        options = UpdateOptions(names=self.names, today=TODAY, reject_file=reject)
+        options = UpdateOptions(names=self.names, reject_file=reject)
         return await asyncio.wait_for(update_coverage(self.es, path, options), TIMEOUT_S)
 
     async def status(self, row: Row) -> str:

@@ -15,12 +15,12 @@ from elasticsearch.helpers import async_scan
 
 import tests.conftest as shared
 from core.index_contract import IndexKind, IndexNames
-from indexer.generate_update import UpdateCounts, UpdateStats, generate_update
-from indexer.live import live_version
-from indexer.load import LoadOptions, SourceFiles, load
+from indexer.generate.weekly import UpdateCounts, UpdateStats, generate_update
+from indexer.load.run import LoadOptions, SourceFiles, load
 from indexer.lock import LockHeld, job_lock
-from indexer.update_nppes import update_nppes
-from indexer.update_options import UpdateOptions
+from indexer.update.live_version import live_version
+from indexer.update.nppes import update_nppes
+from indexer.update.options import UpdateOptions
 from service.web.app import create_app
 from service.web.auth import mint_token
 from service.web.settings import ALL_SCOPES
@@ -31,11 +31,11 @@ WEEK = UpdateCounts(new=40, changed=300, deactivated=30, reactivated=10, stale=1
 
 
 async def _loaded(es: AsyncElasticsearch, names: IndexNames, sources: SourceFiles) -> None:
-    await load(es, sources, LoadOptions(names=names, today=shared.SAMPLE_TODAY, keep_versions=1))
+    await load(es, sources, LoadOptions(names=names, keep_versions=1))
 
 
 def _options(names: IndexNames, tmp_path: Path) -> UpdateOptions:
-    return UpdateOptions(names=names, today=shared.SAMPLE_TODAY, reject_file=tmp_path / "r.csv")
+    return UpdateOptions(names=names, reject_file=tmp_path / "r.csv")
 
 
 @pytest.fixture

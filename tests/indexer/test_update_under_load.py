@@ -14,10 +14,10 @@ from elasticsearch import AsyncElasticsearch
 
 import tests.conftest as shared
 from core.index_contract import IndexNames
-from indexer.generate_update import UpdateCounts, generate_update
-from indexer.load import LoadOptions, SourceFiles, load
-from indexer.update_nppes import update_nppes
-from indexer.update_options import UpdateOptions
+from indexer.generate.weekly import UpdateCounts, generate_update
+from indexer.load.run import LoadOptions, SourceFiles, load
+from indexer.update.nppes import update_nppes
+from indexer.update.options import UpdateOptions
 from service.web.app import create_app
 from service.web.auth import mint_token
 from service.web.settings import ALL_SCOPES
@@ -40,7 +40,7 @@ async def test_sixteen_clients_see_no_failure_and_old_or_new_answers_during_an_u
     sample_sources: SourceFiles,
     tmp_path: Path,
 ) -> None:
-    await load(es, sample_sources, LoadOptions(names=index_names, today=shared.SAMPLE_TODAY))
+    await load(es, sample_sources, LoadOptions(names=index_names))
     week = generate_update(sample_sources.nppes, tmp_path / "week.csv", WEEK, seed=11)
     settings = shared.settings_for(es_url, index_names).model_copy(update={"rate_limit_per_s": 0})
     api = await aiohttp_client(create_app(settings, today=lambda: shared.SAMPLE_TODAY))
@@ -79,7 +79,7 @@ async def test_sixteen_clients_see_no_failure_and_old_or_new_answers_during_an_u
 
     clients = [asyncio.create_task(client(n)) for n in range(CLIENTS)]
     try:
-        options = UpdateOptions(names=index_names, today=shared.SAMPLE_TODAY)
+        options = UpdateOptions(names=index_names)
         report = await update_nppes(es, week.out, options)
         await asyncio.sleep(0.3)  # answers right after the refresh count too
     finally:

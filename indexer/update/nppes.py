@@ -17,11 +17,11 @@ Each row ends as exactly one outcome, decided against what is indexed now:
 
 A provider's two documents go in one bulk request; if Elasticsearch refuses one of them, the
 other is put back as it was, so every provider is old or new, never half. Nothing becomes
-visible before the end (indexer.live.visible_together). A deactivated NPI is forgotten, as a full
-load forgets it: a later row for it is applied whatever its date.
+visible before the end (indexer.update.live_version.visible_together). A deactivated NPI is
+forgotten, as a full load forgets it: a later row for it is applied whatever its date.
 
 About 220 lines: the row rules above and the writing with its undo share the batch's
-documents; the session around it lives in indexer.update_options.
+documents; the session around it lives in indexer.update.options.
 """
 
 from __future__ import annotations
@@ -35,22 +35,21 @@ from typing import Any
 
 import orjson
 
-from core.clock import today_utc
 from core.geo import lookup_zip
-from indexer import current
-from indexer.bulk import Action, Origin, action_lines, bulk_index, chunked
-from indexer.documents import Extras, build_documents
-from indexer.live import LiveVersion, visible_together
-from indexer.load import batch_gc
-from indexer.npiset import NpiSet
+from indexer.assembly.documents import Extras, build_documents
+from indexer.assembly.npiset import NpiSet
 from indexer.provenance import JoinFiles, recorded_join_files
-from indexer.rejects import Rejects
 from indexer.sources.dac import DacTable, read_dac
 from indexer.sources.hospitals import read_hospitals
 from indexer.sources.nppes import Deactivated, NppesRecord, NppesRow, Rejected, read_nppes
 from indexer.sources.nucc import TaxonomyEntry, read_nucc
-from indexer.update_options import UpdateError, UpdateOptions, update_session
-from indexer.update_report import UpdateReport
+from indexer.update import indexed as current
+from indexer.update.live_version import LiveVersion, visible_together
+from indexer.update.options import UpdateError, UpdateOptions, update_session
+from indexer.update.report import UpdateReport
+from indexer.write.bulk import Action, Origin, action_lines, bulk_index, chunked
+from indexer.write.collector import batch_gc
+from indexer.write.rejects import Rejects
 
 Doc = dict[str, Any]
 
@@ -97,13 +96,11 @@ class _Applier:
         joins: _Joins,
         report: UpdateReport,
         rejects: Rejects,
-        today: date,
     ) -> None:
         self._live = live
         self._joins = joins
         self._report = report
         self._rejects = rejects
-        self._today = today
         self._seen = NpiSet()
         self._pair = (live.indices["providers"], live.indices["search"])  # as _Write holds them
 
@@ -215,8 +212,8 @@ async def update_nppes(es: Any, path: Path, options: UpdateOptions) -> UpdateRep
     async with update_session(es, "nppes", path, options) as (live, report, rejects):
         files = options.join_files or recorded_join_files(live.record.get("sources"))
         joins = await asyncio.to_thread(_read_joins, files)
-        applier = _Applier(live, joins, report, rejects, options.today or today_utc())
-        # As in a load: few cycle collections (indexer.load.batch_gc: they cost 10x the
+        applier = _Applier(live, joins, report, rejects)
+        # As in a load: few cycle collections (indexer.write.collector.batch_gc: they cost 10x the
         # parsing of the indexed documents), after the tables exist.
         with batch_gc():
             async with visible_together(es, [live.indices["providers"], live.indices["search"]]):

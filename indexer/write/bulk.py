@@ -21,6 +21,8 @@ from typing import Any, TypeVar
 import orjson
 from elasticsearch import ApiError, AsyncElasticsearch
 
+from core.es_client import OVERLOADED_STATUSES
+
 
 @dataclass(slots=True)
 class Origin:
@@ -37,7 +39,6 @@ _T = TypeVar("_T")
 _lines = itemgetter(0, 1)
 # Every item keeps its status (so positions hold); the error only where there is one.
 _FILTER = "errors,items.*.status,items.*.error"
-RETRIED_REQUEST_STATUSES = frozenset({429, 502, 503, 504})
 REJECTED_ITEM_STATUS = 429
 
 
@@ -133,7 +134,7 @@ async def _send(
         try:
             answer = await es.bulk(operations=body, filter_path=_FILTER)  # type: ignore[arg-type]
         except ApiError as error:
-            if last or error.status_code not in RETRIED_REQUEST_STATUSES:
+            if last or error.status_code not in OVERLOADED_STATUSES:
                 raise
             continue
         pending = _settle(pending, answer.body, result, last=last)

@@ -24,22 +24,18 @@ from pathlib import Path
 from typing import IO, TypeVar, cast
 
 from core.npi import with_check_digit
-from indexer.sources.nppes import NppesRecord, read_nppes_rows
+from indexer.sources.nppes import (
+    ADDRESS_FIELDS,
+    COLUMNS,
+    NppesRecord,
+    column,
+    read_nppes_rows,
+)
 
 _T = TypeVar("_T")
 FIRST_PAYLOAD = 200_000_000  # first nine digits of the first generated NPI
 SEPARATOR = "\x1f"  # ASCII unit separator: never in CSV text, joins a row's fields in memory
-_PRACTICE = "Provider Business Practice Location Address"
-ADDRESS_COLUMNS = (
-    "Provider First Line Business Practice Location Address",
-    "Provider Second Line Business Practice Location Address",
-    f"{_PRACTICE} City Name",
-    f"{_PRACTICE} State Name",
-    f"{_PRACTICE} Postal Code",
-    f"{_PRACTICE} Country Code (If outside U.S.)",
-    f"{_PRACTICE} Telephone Number",
-    f"{_PRACTICE} Fax Number",
-)
+ADDRESS_COLUMNS = tuple(column(field) for field in ADDRESS_FIELDS)
 
 
 @dataclass(frozen=True)
@@ -67,14 +63,12 @@ class _Pool:
         columns, rows = read_nppes_rows(source)
         self.header = columns.header
         position = {name: index for index, name in enumerate(self.header)}
-        self.npi = position["NPI"]
-        self.entity = position["Entity Type Code"]
-        self.first = position["Provider First Name"]
-        self.last = position["Provider Last Name (Legal Name)"]
-        self.org = position["Provider Organization Name (Legal Business Name)"]
-        self.sex = next(
-            position[n] for n in ("Provider Sex Code", "Provider Gender Code") if n in position
-        )
+        self.npi = position[column("npi")]
+        self.entity = position[column("entity")]
+        self.first = position[column("first")]
+        self.last = position[column("last")]
+        self.org = position[column("org_name")]
+        self.sex = next(position[n] for n in COLUMNS["sex"] if n in position)
         self.address = [position[name] for name in ADDRESS_COLUMNS if name in position]
         self.rows: list[str] = []
         self.first_names: list[tuple[str, str]] = []

@@ -7,9 +7,9 @@ import argparse
 from datetime import date
 from pathlib import Path
 
-from indexer.load import LoadOptions
+from indexer.load.run import LoadOptions
 from indexer.settings import IndexerSettings
-from indexer.update_options import UpdateOptions
+from indexer.update.options import UpdateOptions
 
 
 def _join_flags(parser: argparse.ArgumentParser) -> None:
@@ -91,9 +91,6 @@ def _update_parser(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--max-bulk-errors", type=int, default=UpdateOptions.max_bulk_errors)
     parser.add_argument("--batch-rows", type=int, default=UpdateOptions.batch_rows)
-    parser.add_argument(
-        "--today", type=date.fromisoformat, help="the day coverage is in force on (YYYY-MM-DD)"
-    )
     _report_flags(parser, "CSV of rejected rows (default rejects/update-<kind>-...csv)")
 
 

@@ -9,31 +9,30 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import time
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import date
 from pathlib import Path
 
 from elasticsearch import AsyncElasticsearch
 
 from core.geo import lookup_zip
 from core.index_contract import IndexKind, IndexNames
-from indexer import preflight, provenance, versions
-from indexer.bulk import BulkResult, bulk_index
+from indexer import provenance, versions
+from indexer.load import preflight
+from indexer.load.pipeline import ActionStream, SideTables
+from indexer.load.replicas import CopiesUnavailable, check_replicas, wait_for_copies
+from indexer.load.report import LoadReport as LoadReport
 from indexer.lock import job_lock
 from indexer.orphans import remove_orphans
-from indexer.pipeline import ActionStream, SideTables
-from indexer.rejects import Rejects
-from indexer.replicas import CopiesUnavailable, check_replicas, wait_for_copies
-from indexer.report import LoadReport as LoadReport
-from indexer.sourcefiles import SourceFiles as SourceFiles
 from indexer.sources.dac import DacTable, read_dac
+from indexer.sources.discovery import SourceFiles as SourceFiles
 from indexer.sources.hospitals import read_hospitals
 from indexer.sources.nucc import read_nucc
 from indexer.sources.plans import read_plans
+from indexer.write.bulk import BulkResult, bulk_index
+from indexer.write.collector import batch_gc
+from indexer.write.rejects import Rejects
 
 
 @dataclass(frozen=True)
@@ -47,32 +46,18 @@ class LoadOptions:
     concurrency: int = 3
     reject_file: Path | None = None  # default: rejects/<version>.csv
     progress: bool = False
-    today: date | None = None  # the date coverage is "in force" on (default: today)
     load_settings: dict[str, str] = field(default_factory=dict)  # search index, while loading
-    disk_check: bool = True  # refuse to start when the version will not fit (indexer.preflight)
+    disk_check: bool = (
+        True  # refuse to start when the version will not fit (indexer.load.preflight)
+    )
     force_merge: bool = True  # one segment per shard before the swap (versions.finish_version)
-    # How long the swap waits for the replicas to be placed (indexer.replicas); then it goes
+    # How long the swap waits for the replicas to be placed (indexer.load.replicas); then it goes
     # ahead if every primary is active. A 9M version's copies take minutes to recover.
     replica_wait_s: float = 900.0
 
 
 class LoadError(RuntimeError):
     """The load was abandoned; the aliases were not touched."""
-
-
-@contextlib.contextmanager
-def batch_gc() -> Iterator[None]:
-    """Collect cycles rarely while loading: the pipeline makes garbage at a furious rate but no
-    reference cycles, and with default thresholds the collector rescanned the side tables
-    (ZIP table, DAC) thousands of times, a third of the load's time. Restored afterwards."""
-    thresholds = gc.get_threshold()
-    gc.freeze()  # what exists now (side tables, modules) is never garbage during the load
-    gc.set_threshold(100_000, 50, 1000)
-    try:
-        yield
-    finally:
-        gc.set_threshold(*thresholds)
-        gc.unfreeze()
 
 
 def read_side_tables(sources: SourceFiles, rejects: Rejects, report: LoadReport) -> SideTables:
@@ -148,7 +133,7 @@ async def _load(es: AsyncElasticsearch, sources: SourceFiles, options: LoadOptio
             with batch_gc():
                 stream = ActionStream(
                     sources, tables, indices, report, rejects,
-                    progress=options.progress, today=options.today,
+                    progress=options.progress,
                 )  # fmt: skip
                 result = await bulk_index(
                     es, stream, chunk_size=options.chunk_size, concurrency=options.concurrency

@@ -7,45 +7,41 @@ key differs, e.g. a new termination date), **removed** (a ``delete`` of an exist
 **unchanged** (equal, or a ``delete`` of a row that is not there), or **rejected** with its
 reason (as ``load`` rejects rows; a key twice in the file: the first wins).
 
-Then the search document of every provider the file names gets the networks it is in as of
-today, computed as ``load`` computes them from the coverage it now holds, so the in-network
-filter and coverage answers agree; both become visible in one refresh
-(indexer.live.visible_together). Run again after a failure, it completes what is missing.
+Then the search document of every provider the file names gets the in-network periods of the
+coverage it now holds, as ``load`` writes them (core.network), so the in-network filter and
+coverage answers agree; both become visible in one refresh
+(indexer.update.live_version.visible_together). Run again after a failure, it completes what
+is missing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import date
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from core.clock import today_utc
 from core.documents import CoverageDoc
 from core.network import NETWORKS_FIELD, periods_of
-from indexer import current
-from indexer.bulk import Action, Origin, action_lines, bulk_index, chunked
-from indexer.live import LiveVersion, visible_together
-from indexer.rejects import Rejects
 from indexer.sources.coverage import CoverageDelete, CoverageRow, read_coverage
 from indexer.sources.csvfiles import Rejected
-from indexer.update_options import UpdateError, UpdateOptions, update_session
-from indexer.update_report import UpdateReport
+from indexer.update import indexed as current
+from indexer.update.live_version import LiveVersion, visible_together
+from indexer.update.options import UpdateError, UpdateOptions, update_session
+from indexer.update.report import UpdateReport
+from indexer.write.bulk import Action, Origin, action_lines, bulk_index, chunked
+from indexer.write.rejects import Rejects
 
 Item = CoverageRow | CoverageDelete | Rejected
 
 
 class _Applier:
-    def __init__(
-        self, live: LiveVersion, report: UpdateReport, rejects: Rejects, today: date
-    ) -> None:
+    def __init__(self, live: LiveVersion, report: UpdateReport, rejects: Rejects) -> None:
         self._index = live.indices["coverage"]
         self._search = live.indices["search"]
         self._report = report
         self._rejects = rejects
-        self._today = today
         self._seen: set[str] = set()
         # What this file wrote, by NPI and row id (None: removed), over the rows as last refreshed.
         self.written: dict[str, dict[str, CoverageDoc | None]] = {}
@@ -132,7 +128,7 @@ def _npi(item: CoverageRow | CoverageDelete) -> str:
 async def update_coverage(es: Any, path: Path, options: UpdateOptions) -> UpdateReport:
     """Apply a coverage delta file to the live version; returns the report."""
     async with update_session(es, "coverage", path, options) as (live, report, rejects):
-        applier = _Applier(live, report, rejects, options.today or today_utc())
+        applier = _Applier(live, report, rejects)
         async with visible_together(es, [live.indices["coverage"], live.indices["search"]]):
             for batch in chunked(read_coverage(path), options.batch_rows):
                 await applier.apply(batch, es)

@@ -10,27 +10,25 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import date
 from typing import Any
 
 from orjson import dumps
 
-from core.clock import today_utc
 from core.documents import Plan
 from core.index_contract import IndexKind, plan_doc_id
 from core.network import PeriodKey, period_key
-from indexer.bulk import Action, Origin, action_lines
-from indexer.documents import NO_EXTRAS, Extras, build_documents
-from indexer.npiset import NpiSet
-from indexer.progress import LoadProgress
-from indexer.rejects import Rejects
-from indexer.report import LoadReport
-from indexer.sourcefiles import SourceFiles
+from indexer.assembly.documents import NO_EXTRAS, Extras, build_documents
+from indexer.assembly.npiset import NpiSet
+from indexer.load.progress import LoadProgress
+from indexer.load.report import LoadReport
 from indexer.sources.coverage import CoverageDelete, CoverageRow, read_coverage
 from indexer.sources.csvfiles import ReadPosition
 from indexer.sources.dac import DacTable
+from indexer.sources.discovery import SourceFiles
 from indexer.sources.nppes import Deactivated, Rejected, read_nppes
 from indexer.sources.nucc import TaxonomyEntry
+from indexer.write.bulk import Action, Origin, action_lines
+from indexer.write.rejects import Rejects
 
 
 @dataclass(frozen=True)
@@ -50,7 +48,6 @@ class ActionStream:
         rejects: Rejects,
         *,
         progress: bool = False,  # a progress bar (a terminal); else a log line now and then
-        today: date | None = None,
     ) -> None:
         self._sources = sources
         self._tables = tables
@@ -58,7 +55,6 @@ class ActionStream:
         self._report = report
         self._rejects = rejects
         self._progress = progress
-        self._today = today or today_utc()
         self._networks: dict[int, tuple[PeriodKey, ...]] = {}
         self._coverage_npis = NpiSet()
 

@@ -1,6 +1,6 @@
 """``provider-indexer``: load the sources into a new index version and swap, apply weekly updates
 in place, show status, roll back, and generate NPPES-format scale, update and coverage files
-(the flags: indexer.cli_parsers; what status says: indexer.cli_status)."""
+(the flags: indexer.cli.parsers; what status says: indexer.cli.status)."""
 
 from __future__ import annotations
 
@@ -16,22 +16,22 @@ import orjson
 from elasticsearch import ApiError, TransportError
 
 from core.index_contract import IndexNames
-from indexer.cli_parsers import parser
-from indexer.cli_status import rollback_lines, status_lines
-from indexer.generate import generate_nppes
-from indexer.generate_coverage import generate_coverage
-from indexer.generate_update import UpdateCounts, generate_update
-from indexer.load import LoadError, LoadOptions, SourceFiles, load
+from indexer.cli.parsers import parser
+from indexer.cli.status import rollback_lines, status_lines
+from indexer.generate.coverage import generate_coverage
+from indexer.generate.nppes import generate_nppes
+from indexer.generate.weekly import UpdateCounts, generate_update
+from indexer.load.report import format_report
+from indexer.load.run import LoadError, LoadOptions, SourceFiles, load
 from indexer.lock import LockHeld, LockLost
 from indexer.provenance import JoinFiles, ProvenanceError
-from indexer.report import format_report
 from indexer.settings import IndexerSettings
-from indexer.update_coverage import update_coverage
-from indexer.update_nppes import update_nppes
-from indexer.update_options import UpdateError, UpdateOptions
-from indexer.update_report import format_update_report
+from indexer.update.coverage import update_coverage
+from indexer.update.nppes import update_nppes
+from indexer.update.options import UpdateError, UpdateOptions
+from indexer.update.report import format_update_report
 
-SAMPLE_DIR = Path(__file__).resolve().parent.parent / "data" / "sample"
+SAMPLE_DIR = Path(__file__).resolve().parents[2] / "data" / "sample"
 _INTERRUPTED = {
     "load": "interrupted: partial indices removed, aliases unchanged",
     "update": "interrupted: every provider is as it was or as the file makes it; run the update"
@@ -109,7 +109,6 @@ async def _update(es: Any, names: IndexNames, args: argparse.Namespace) -> int:
         names=names,
         join_files=_join_files(args),
         reject_file=args.reject_file,
-        today=args.today,
         batch_rows=args.batch_rows,
         max_bulk_errors=args.max_bulk_errors,
     )

@@ -10,8 +10,8 @@ from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import INDEX_KINDS, IndexNames
 from indexer import versions
-from indexer.live import LiveVersion, live_version, refresh_paused, resume_refresh
 from indexer.lock import current_lock, job_lock
+from indexer.update.live_version import LiveVersion, live_version, refresh_paused, resume_refresh
 
 
 async def _live_or_none(es: AsyncElasticsearch, names: IndexNames) -> LiveVersion | None:

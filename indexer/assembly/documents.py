@@ -14,9 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
-from typing import Literal
+from typing import get_args
 
 from core.documents import (
+    Gender,
     GeoPoint,
     GroupAffiliation,
     HospitalAffiliation,
@@ -30,13 +31,13 @@ from core.network import PeriodKey, periods_of
 from core.npi import provider_id
 from core.primary_care import is_pcp_eligible
 from core.text import normalize
-from indexer.locations import all_locations
+from indexer.assembly.locations import all_locations
 from indexer.sources.dac import DacRow
 from indexer.sources.nppes import NppesRecord
 from indexer.sources.nucc import TaxonomyEntry
 
 _CREDENTIAL_SPLIT = re.compile(r"[,;/]+")
-_GENDERS: dict[str, Literal["F", "M", "X"]] = {"F": "F", "M": "M", "X": "X"}
+_GENDERS: dict[str, Gender] = {code: code for code in get_args(Gender)}
 
 
 @dataclass(slots=True)

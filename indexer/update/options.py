@@ -7,17 +7,16 @@ import contextlib
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from datetime import date
 from pathlib import Path
 
 from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import IndexNames
-from indexer.live import LiveVersion, live_version, record_update
 from indexer.lock import job_lock
 from indexer.provenance import JoinFiles
-from indexer.rejects import Rejects
-from indexer.update_report import UpdateKind, UpdateReport
+from indexer.update.live_version import LiveVersion, live_version, record_update
+from indexer.update.report import UpdateKind, UpdateReport
+from indexer.write.rejects import Rejects
 
 
 @dataclass(frozen=True)
@@ -25,7 +24,6 @@ class UpdateOptions:
     names: IndexNames
     join_files: JoinFiles | None = None  # default: those the live version was built from
     reject_file: Path | None = None  # default: rejects/update-<kind>-<time>.csv
-    today: date | None = None  # the date coverage is "in force" on (default: today)
     batch_rows: int = 2000  # rows decided per round trip (read what is indexed, write)
     max_bulk_errors: int = 0
 

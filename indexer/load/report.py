@@ -26,7 +26,9 @@ class LoadReport:
     dac_npis_not_in_nppes: int = 0
     coverage_npis_not_in_nppes: int = 0
     orphans_removed: list[str] = field(default_factory=list)
-    copies: str = ""  # the new version's health when served: green, or yellow (indexer.replicas)
+    copies: str = (
+        ""  # the new version's health when served: green, or yellow (indexer.load.replicas)
+    )
     copies_wait_s: float = 0.0
     reject_file: Path | None = None
     elapsed_s: float = 0.0

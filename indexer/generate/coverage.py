@@ -17,7 +17,7 @@ from hashlib import blake2b
 from pathlib import Path
 
 from core.geo import lookup_zip, zip5
-from indexer.locations import practice_location
+from indexer.assembly.locations import practice_location
 from indexer.sources.coverage import HEADER
 from indexer.sources.nppes import NppesRecord, read_nppes
 from indexer.sources.plans import PLAN_YEAR, read_plan_geography, read_plans
