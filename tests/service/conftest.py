@@ -14,7 +14,7 @@ import aiohttp
 import pytest
 
 from core.index_contract import IndexNames
-from indexer.load import LoadReport
+from indexer.load.run import LoadReport
 from tests.conftest import TEST_ES_TIMEOUT_S, TEST_SECRET
 
 REPO = Path(__file__).resolve().parents[2]

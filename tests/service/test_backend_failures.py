@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from devtools.search_faults import SearchFaultRelay
-from indexer.load import SourceFiles
+from indexer.load.run import SourceFiles
 from service.web.app import create_app
 from service.web.settings import Settings
 from tests.conftest import SAMPLE_TODAY, ApiClient, ClientFactory

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from core.npi import with_check_digit
-from indexer.load import SourceFiles
+from indexer.load.run import SourceFiles
 from tests.conftest import ApiClient
 from tests.source_rows import active_rows, nppes_rows, taxonomies
 

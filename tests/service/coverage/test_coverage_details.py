@@ -12,7 +12,7 @@ import pytest
 from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import IndexNames
-from indexer.load import LoadOptions, SourceFiles, load
+from indexer.load.run import LoadOptions, SourceFiles, load
 from service.coverage.models import MAX_LOCATION_IDS
 from service.web.app import create_app
 from service.web.auth import mint_token

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from indexer.load import SourceFiles
+from indexer.load.run import SourceFiles
 from service.search.care_concepts import CONCEPTS_FILE
 from service.search.vocabulary import medical_words
 from tests.conftest import ApiClient

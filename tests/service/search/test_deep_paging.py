@@ -15,8 +15,8 @@ import pytest
 from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import IndexNames
-from indexer.generate import generate_nppes
-from indexer.load import LoadOptions, SourceFiles, load
+from indexer.generate.nppes import generate_nppes
+from indexer.load.run import LoadOptions, SourceFiles, load
 from service.web.app import create_app
 from tests.conftest import ApiClient, ClientFactory, settings_for
 from tests.service.search.calls import LOWER_MANHATTAN, search

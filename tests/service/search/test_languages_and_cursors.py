@@ -13,7 +13,7 @@ import pytest
 from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import IndexNames
-from indexer.load import LoadOptions, SourceFiles, load
+from indexer.load.run import LoadOptions, SourceFiles, load
 from service.web.app import create_app
 from tests.conftest import ApiClient, ClientFactory, settings_for
 from tests.service.search.calls import LOWER_MANHATTAN, search

@@ -10,7 +10,7 @@ import pytest
 from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import IndexNames
-from indexer.load import LoadReport, SourceFiles
+from indexer.load.run import LoadReport, SourceFiles
 from service.search.vocabulary import curated_terms
 from service.web.app import create_app
 from service.web.settings import Settings

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import zipcodes
 
-from indexer.load import SourceFiles
+from indexer.load.run import SourceFiles
 from tests.conftest import ApiClient
 from tests.service.search.calls import search
 from tests.source_rows import active_rows
