@@ -7,8 +7,10 @@ Usage (an index must already be loaded under --prefix from the same NPPES file):
 It builds questions from the NPPES file itself (``bench/relevance_questions.py``: real
 providers drawn with a fixed seed, names exact and with one typo, organisations, specialty lay
 terms and misspellings in the busiest cities; the specialty answer key is the harness's own
-table, ``bench/relevance_specialties.py``), starts the service as its own process (as deployed,
-``bench/harness.py``) and asks every question twice: through the service, then as one fuzzy
+table, ``bench/relevance_specialties.py``; conditions and visit reasons come from
+``bench/condition_key.json``), starts the service as its own process (as deployed,
+``bench/harness.py``) and asks every question three times: through the service, through the
+service with ``"concepts": false`` (as it was before it read conditions), then as one fuzzy
 ``multi_match`` sent straight to Elasticsearch with the same radius filter around the point the
 service resolved (the baseline; the harness's own ZIP-centroid reading when the service
 refused the place). Per class it reports hit@1, hit@3, MRR and, where a specialty is asked,
@@ -78,7 +80,11 @@ async def _post(
 
 
 async def ask_service(
-    http: aiohttp.ClientSession, url: str, headers: dict[str, str], question: Question
+    http: aiohttp.ClientSession,
+    url: str,
+    headers: dict[str, str],
+    question: Question,
+    concepts: bool = True,
 ) -> Answer:
     body = {
         "query": question.query,
@@ -86,6 +92,7 @@ async def ask_service(
         "radius": RADIUS_MILES,
         "pageSize": TOP,
         "facets": False,
+        "concepts": concepts,
     }
     status, data = await _post(http, url, body, headers)
     if status == 400:
@@ -150,6 +157,10 @@ async def main_async(args: argparse.Namespace) -> list[str]:
             args.concurrency,
         )
         asked = time.perf_counter()
+        without_answers = await bounded(
+            [partial(ask_service, http, service_url, headers, q, False) for q in questions],
+            args.concurrency,
+        )
         baseline_answers = await bounded(
             [
                 partial(ask_baseline, http, search_url, q, a.point or q.point)
@@ -160,6 +171,7 @@ async def main_async(args: argparse.Namespace) -> list[str]:
     done = time.perf_counter()
     service = [score(q, a, entries) for q, a in zip(questions, service_answers, strict=True)]
     baseline = [score(q, a, entries) for q, a in zip(questions, baseline_answers, strict=True)]
+    without = [score(q, a, entries) for q, a in zip(questions, without_answers, strict=True)]
     fields = ", ".join(BASELINE_FIELDS)
     return [
         f"Index `{args.prefix}`, questions from `{args.nppes.name}` ({len(entries):,} active "
@@ -174,13 +186,18 @@ async def main_async(args: argparse.Namespace) -> list[str]:
         "",
         *weak_terms(questions, service),
         "",
+        '**service without the concept reading** (`"concepts": false`: the service as it was '
+        "before conditions were read)",
+        "",
+        *table(questions, without),
+        "",
         f"**baseline** (one `multi_match`, fuzziness AUTO, over {fields}; same radius filter; "
         "straight to Elasticsearch)",
         "",
         *table(questions, baseline),
         "",
         f"Time: file and questions {built - started:.1f} s, service arm {asked - built:.1f} s, "
-        f"baseline arm {done - asked:.1f} s ({len(questions)} questions per arm, "
+        f"the other two arms {done - asked:.1f} s ({len(questions)} questions per arm, "
         f"{args.concurrency} at a time).",
         *misses(questions, service, baseline, entries, args.show_misses),
     ]

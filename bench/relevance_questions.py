@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from bench.relevance_conditions import condition_terms
 from bench.relevance_specialties import SPECIALTIES, Specialty, specialty_of
 from core.geo import all_zip_places, haversine_miles, lookup_zip, zip5
 from indexer.sources.nppes import NppesRecord, read_nppes
@@ -37,8 +38,9 @@ CLASSES = (
     "org_typo",
     "specialty_lay",
     "specialty_misspelt",
+    "condition",
 )
-SPECIALTY_CLASSES = ("last_specialty", "specialty_lay", "specialty_misspelt")
+SPECIALTY_CLASSES = ("last_specialty", "specialty_lay", "specialty_misspelt", "condition")
 _ROWS = ("QWERTYUIOP", "ASDFGHJKL", "ZXCVBNM")
 # The letters around each key of a QWERTY keyboard: typos hit neighbours, not random letters.
 _NEIGHBOURS = {
@@ -310,4 +312,5 @@ def build_questions(entries: dict[str, Entry], per_class: int, seed: int) -> lis
         *builder.orgs_questions(),
         *builder.specialty("specialty_lay", lay),
         *builder.specialty("specialty_misspelt", builder.misspellings()),
+        *builder.specialty("condition", condition_terms()),
     ]

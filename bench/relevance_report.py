@@ -16,7 +16,8 @@ from bench.relevance_questions import (
 )
 
 TOP = 10
-UNRANKED = ("specialty_lay", "specialty_misspelt")  # no one expected provider: precision only
+# No one expected provider: precision only.
+UNRANKED = ("specialty_lay", "specialty_misspelt", "condition")
 Status = Literal["ok", "bad_request", "error"]
 
 EQUIVALENCE = (
