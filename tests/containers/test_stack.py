@@ -19,12 +19,14 @@ from datetime import date, datetime
 from pathlib import Path
 
 import pytest
+from testcontainers.core.config import testcontainers_config
+from testcontainers.core.container import DockerContainer
 
 from devtools.docker_node import engine_problem
 from devtools.image import Images, build
 from devtools.local_node import free_port
 from devtools.settings import REPO_ROOT
-from tests.containers.stack import Stack, clean_env, compose_command, health, wait_healthy
+from tests.containers.stack import Stack, clean_env, compose_command, wait_healthy
 from tests.indexer.update_files import merge
 from tests.source_rows import active_rows, coverage_rows, is_active, nppes_rows, taxonomies
 
@@ -41,6 +43,9 @@ Row = dict[str, str]
 
 @pytest.fixture(scope="module")
 def images() -> Iterator[Images]:
+    # The reaper's image needs a registry these machines cannot reach; each test removes the
+    # containers it starts.
+    testcontainers_config.ryuk_disabled = True
     problem = engine_problem()
     if problem is not None:
         pytest.skip(f"no Docker engine can be had here ({problem}); make engine-start")
@@ -172,16 +177,17 @@ def test_the_image_runs_unprivileged_and_says_what_it_is(images: Images) -> None
     assert labels["org.opencontainers.image.title"] == "provider-directory"
     assert len(labels["org.opencontainers.image.revision"]) == 40
     # Only what runs: no pip, no compiler, no tests in the image.
-    probe = subprocess.run(
-        [
-            "docker", "run", "--rm", "--network", "none", "--read-only", images.app, "sh", "-c",
-            "python -c 'import pip' 2>/dev/null && echo pip; command -v gcc cc; ls /app",
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )  # fmt: skip
-    assert (probe.returncode, probe.stdout.split()) == (0, ["rejects"]), probe
+    script = "python -c 'import pip' 2>/dev/null && echo pip; command -v gcc cc; ls /app"
+    probe = DockerContainer(
+        images.app, command=f'sh -c "{script}"', network_mode="none", read_only=True
+    )
+    try:
+        probe.start()
+        exit_code = probe.get_wrapped_container().wait(timeout=120)["StatusCode"]
+        stdout, _ = probe.get_logs()
+    finally:
+        probe.stop()
+    assert (exit_code, stdout.decode().split()) == (0, ["rejects"]), stdout
 
 
 def test_every_endpoint_answers_what_the_sample_says(
@@ -323,30 +329,24 @@ def test_sigterm_stops_the_api_at_once_and_cleanly(stack: Stack, images: Images)
     """A second API container on the stack's Elasticsearch, read-only like the stack's: SIGTERM
     (docker stop) ends it cleanly, with exit code 0, not by the kill that follows the grace."""
     port = free_port()
-    run = subprocess.run(
-        [
-            "docker", "run", "--detach", "--network", "host", "--read-only", "--tmpfs", "/tmp",
-            "--env", f"PD_PORT={port}", "--env", "PD_HOST=127.0.0.1",
-            "--env", f"ELASTICSEARCH_URL=http://127.0.0.1:{stack.env['PD_STACK_ES_PORT']}",
-            "--env", f"PD_JWT_SECRET={stack.env['PD_JWT_SECRET']}",
-            images.app,
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    )  # fmt: skip
-    container = run.stdout.strip()
+    api = DockerContainer(
+        images.app,
+        network_mode="host",
+        read_only=True,
+        tmpfs={"/tmp": ""},
+        env={
+            "PD_PORT": str(port),
+            "PD_HOST": "127.0.0.1",
+            "ELASTICSEARCH_URL": f"http://127.0.0.1:{stack.env['PD_STACK_ES_PORT']}",
+            "PD_JWT_SECRET": stack.env["PD_JWT_SECRET"],
+        },
+    )
     try:
-        wait_healthy(container, timeout_s=60)
-        subprocess.run(
-            ["docker", "stop", "--time", "30", container], check=True, capture_output=True
-        )
-        exit_code = subprocess.run(
-            ["docker", "inspect", "--format", "{{.State.ExitCode}}", container],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        assert (exit_code, health(container)) == ("0", "exited")
+        api.start()
+        container = api.get_wrapped_container()
+        wait_healthy(str(container.id), timeout_s=60)
+        container.stop(timeout=30)  # SIGTERM, then SIGKILL after 30 s
+        container.reload()
+        assert (container.attrs["State"]["ExitCode"], container.status) == (0, "exited")
     finally:
-        subprocess.run(["docker", "rm", "--force", container], capture_output=True, check=False)
+        api.stop()

@@ -47,11 +47,12 @@ def engine() -> None:
 
 
 @pytest.fixture
-def no_docker_path(tmp_path: Path) -> str:
-    """A PATH with neither docker nor Maven nor Java on it."""
+def no_engine(tmp_path: Path) -> dict[str, str]:
+    """No Docker engine at the address the Docker SDK uses, and a PATH with neither Maven nor
+    Java on it."""
     empty = tmp_path / "bin"
     empty.mkdir()
-    return str(empty)
+    return {"DOCKER_HOST": f"unix://{tmp_path}/no-engine.sock", "PATH": str(empty)}
 
 
 def test_url_mode_without_a_url_is_a_clear_error(tmp_path: Path) -> None:
@@ -69,17 +70,19 @@ def test_an_unknown_mode_is_named_without_a_traceback(tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr
 
 
-def test_docker_mode_without_docker_says_so(tmp_path: Path, no_docker_path: str) -> None:
-    result = launcher("start", tmp_path, PD_ES_MODE="docker", PATH=no_docker_path)
+def test_docker_mode_without_an_engine_says_so(tmp_path: Path, no_engine: dict[str, str]) -> None:
+    result = launcher("start", tmp_path, PD_ES_MODE="docker", **no_engine)
     assert result.returncode == 1
-    assert result.stderr.strip() == "error: PD_ES_MODE=docker: no docker command on PATH."
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith("error: PD_ES_MODE=docker: no Docker engine answers (")
+    assert "Traceback" not in result.stderr
 
 
 def test_without_an_engine_the_default_goes_local_without_a_note(
-    tmp_path: Path, no_docker_path: str
+    tmp_path: Path, no_engine: dict[str, str]
 ) -> None:
     # Local is the path taken: it stops at its own first need (Maven), and nothing is noted.
-    result = launcher("start", tmp_path, PATH=no_docker_path)
+    result = launcher("start", tmp_path, **no_engine)
     assert result.returncode == 1
     assert result.stderr.strip() == (
         "error: Maven (mvn) is needed to fetch Elasticsearch from Maven Central."
