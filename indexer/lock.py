@@ -7,12 +7,6 @@ elsewhere), is taken over. Every write is conditional on the ``_seq_no`` last se
 contenders cannot both win and a holder finds out when its lock was taken (``LockLost``).
 Each acquisition stores a random token: a write whose answer was lost, then retried and refused
 with a 409, is recognised as our own instead of as somebody else's lock.
-
-About 250 lines: acquiring, beating and releasing share those conditional writes and their
-rechecks, and read best in one place.
-
-About 260 lines: acquiring, taking over, the heartbeat and releasing are one state machine
-around one document; split, each part would need the others' optimistic-concurrency state.
 """
 
 from __future__ import annotations

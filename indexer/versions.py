@@ -5,9 +5,6 @@ Every load writes one new version of every index kind; the service only ever see
 Each index carries its load state in the mapping's ``_meta`` ("loading" until verified, then
 "complete", with the owning process, and the document layout ``SCHEMA``), so a version left
 behind by a killed load, or written in another layout, is recognisable.
-
-About 270 lines: the whole life of a version (create, finish, swap, roll back, prune) reads
-best in one place, and each step is small.
 """
 
 from __future__ import annotations

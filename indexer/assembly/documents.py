@@ -2,9 +2,6 @@
 
 Documents are written as annotated dict literals, not ``TypedDict(...)`` calls: the same checked
 shape, at half the cost, on a path that runs for every one of millions of NPPES rows.
-
-About 200 lines: one function per document part (names, specialties, locations, search
-fields), kept together because they share the per-row record.
 """
 
 from __future__ import annotations

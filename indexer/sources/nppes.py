@@ -2,9 +2,6 @@
 
 Columns are matched by header name, accepting the renames CMS made over the years; a file without
 an optional column (e.g. 2018's missing "Certification Date") simply yields empty values.
-
-About 215 lines: most of it is the table of column names and the aliases CMS used; the
-reading itself is short.
 """
 
 from __future__ import annotations

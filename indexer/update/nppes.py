@@ -19,9 +19,6 @@ A provider's two documents go in one bulk request; if Elasticsearch refuses one 
 other is put back as it was, so every provider is old or new, never half. Nothing becomes
 visible before the end (indexer.update.live_version.visible_together). A deactivated NPI is
 forgotten, as a full load forgets it: a later row for it is applied whatever its date.
-
-About 220 lines: the row rules above and the writing with its undo share the batch's
-documents; the session around it lives in indexer.update.options.
 """
 
 from __future__ import annotations

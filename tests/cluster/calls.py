@@ -11,9 +11,9 @@ from typing import Any
 
 import orjson
 
+from core.documents import Json
 from tests.source_rows import active_rows
 
-Json = dict[str, Any]
 LOWER_MANHATTAN = {"lat": 40.7128, "lng": -74.0060}
 LOOKUPS_PER_KIND = 3
 CITY = "Provider Business Practice Location Address City Name"

@@ -15,13 +15,12 @@ import asyncio
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
 
+from core.documents import Json
 from devtools.cluster import Cluster
 from tests.cluster.calls import Call
 from tests.conftest import ApiClient
 
-Json = dict[str, Any]
 PHASES = ("warm-up", "before", "node down", "rejoining", "after green")
 MAX_FAILURES_KEPT = 10
 

@@ -12,6 +12,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
+from core.documents import Json
 from core.npi import with_check_digit
 from service.web.app import create_app
 from service.web.auth import mint_token
@@ -19,7 +20,6 @@ from service.web.settings import Settings
 from tests.conftest import SAMPLE_DIR, SAMPLE_TODAY, ApiClient, ClientFactory
 from tests.source_rows import in_network_pair
 
-Json = dict[str, Any]
 NPI = "1003000100"
 UNKNOWN_NPI = with_check_digit("299999999")
 SEARCH, COVERAGE = "/v2/providers/search", "/v2/providers/coverage"

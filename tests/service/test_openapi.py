@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import pytest
 from aiohttp import web
 from openapi_spec_validator import validate
 
+from core.documents import Json
 from service.web.app import create_app
 from service.web.openapi import openapi_document
 from service.web.settings import Settings
 from tests.conftest import ApiClient, ClientFactory
-
-Json = dict[str, Any]
 
 
 def served_routes(settings: Settings) -> set[tuple[str, str]]:

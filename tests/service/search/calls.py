@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.documents import Json
 from tests.conftest import ApiClient
 
-Json = dict[str, Any]
 LOWER_MANHATTAN = {"lat": 40.7128, "lng": -74.0060}
 
 

@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
+from core.documents import Json
 from tests.conftest import ApiClient
-from tests.service.search.calls import LOWER_MANHATTAN, Json, search
+from tests.service.search.calls import LOWER_MANHATTAN, search
 
 
 @pytest.mark.parametrize(
