@@ -295,8 +295,8 @@ def test_the_weekly_update_runs_as_a_compose_job(
     for row in week:
         npi = row["NPI"]
         answer = stack.call("GET", f"/v2/providers/{npi}", token)
-        if not _npi_valid(npi):
-            assert answer.status == 400, (npi, answer.body)
+        if not _npi_valid(npi):  # nobody's: a wrong check digit (API 1.8.0)
+            assert (answer.status, answer.body["code"]) == (404, "provider_not_found"), npi
             continue
         expected = merged[npi]
         if not is_active(expected):
@@ -333,7 +333,6 @@ def test_sigterm_stops_the_api_at_once_and_cleanly(stack: Stack, images: Images)
         images.app,
         network_mode="host",
         read_only=True,
-        tmpfs={"/tmp": ""},
         env={
             "PD_PORT": str(port),
             "PD_HOST": "127.0.0.1",
@@ -341,6 +340,7 @@ def test_sigterm_stops_the_api_at_once_and_cleanly(stack: Stack, images: Images)
             "PD_JWT_SECRET": stack.env["PD_JWT_SECRET"],
         },
     )
+    api.with_tmpfs_mount("/tmp")
     try:
         api.start()
         container = api.get_wrapped_container()
