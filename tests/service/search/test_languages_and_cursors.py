@@ -53,14 +53,21 @@ async def spoken(
     return {npi: tuple(lang.strip() for lang in langs.split(",")) for npi, langs in given.items()}
 
 
-async def test_language_filter_and_facet(
+@pytest.fixture
+async def spoken_api(
     aiohttp_client: ClientFactory,
     es_url: str,
     index_names: IndexNames,
     spoken: dict[str, tuple[str, ...]],
-    auth_header: dict[str, str],
+) -> ApiClient:
+    """The service over the sample loaded with languages (``spoken``)."""
+    return await aiohttp_client(create_app(settings_for(es_url, index_names)))
+
+
+async def test_language_filter_and_facet(
+    spoken_api: ApiClient, spoken: dict[str, tuple[str, ...]], auth_header: dict[str, str]
 ) -> None:
-    api = await aiohttp_client(create_app(settings_for(es_url, index_names)))
+    api = spoken_api
     where = {"location": LOWER_MANHATTAN, "radius": 5, "pageSize": 100}
     expected = Counter(lang for langs in spoken.values() for lang in langs)
     for language in expected:
@@ -97,13 +104,9 @@ async def test_a_cursor_whose_point_in_time_is_gone_is_404_cursor_expired(
 
 
 async def test_a_language_nobody_lists_is_said_not_just_no_match(
-    aiohttp_client: ClientFactory,
-    es_url: str,
-    index_names: IndexNames,
-    spoken: dict[str, tuple[str, ...]],
-    auth_header: dict[str, str],
+    spoken_api: ApiClient, spoken: dict[str, tuple[str, ...]], auth_header: dict[str, str]
 ) -> None:
-    api = await aiohttp_client(create_app(settings_for(es_url, index_names)))
+    api = spoken_api
     where = {"location": LOWER_MANHATTAN, "radius": 5}
     listed = {lang for langs in spoken.values() for lang in langs}
     assert "German" not in listed and "Spanish" in listed
