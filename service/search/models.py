@@ -46,7 +46,11 @@ class SearchRequest(BaseModel):
     pcpEligible: bool | None = None
     bidId: BidId | None = None
     contractYear: ContractYear | None = None
-    facets: bool = True
+    facets: bool = Field(
+        default=False,
+        description="counts by specialty, gender, language and distance band; they cost about "
+        "as much as the search itself, so only when asked (the default until API 1.8 was true)",
+    )
     concepts: bool = Field(
         default=True,
         description="read conditions, symptoms, body parts, procedures, tests and visit reasons "

@@ -84,7 +84,13 @@ def coverage_pair() -> tuple[str, str]:
 async def test_search_answers(
     api: ApiClient, auth_header: dict[str, str], contract: Contract
 ) -> None:
-    near = {"query": "cardiology", "location": "10013", "radius": 10, "pageSize": 5}
+    near = {
+        "query": "cardiology",
+        "location": "10013",
+        "radius": 10,
+        "pageSize": 5,
+        "facets": True,
+    }
     first = await contract.check(
         SEARCH, "post", await api.post(SEARCH, json=near, headers=auth_header)
     )

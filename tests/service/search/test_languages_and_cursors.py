@@ -83,7 +83,7 @@ async def test_language_filter_and_facet(
     assert {r["npis"][0] for r in spanish["results"]} == {
         npi for npi, langs in spoken.items() if "Spanish" in langs
     }
-    everyone = await search(api, auth_header, **where)
+    everyone = await search(api, auth_header, facets=True, **where)
     facet = {f["value"]: f["count"] for f in everyone["facets"]["language"]}
     assert facet == dict(expected)
 

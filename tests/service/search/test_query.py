@@ -148,8 +148,12 @@ def test_language_words_filter_by_language() -> None:
     assert body["query"]["bool"]["must"] == []
 
 
+def test_no_aggregations_unless_facets_are_asked_for() -> None:
+    assert "aggs" not in _body(location="10013", radius=7)
+
+
 def test_distance_bands_stop_at_the_radius_which_is_inclusive() -> None:
-    body = _body(location="10013", radius=7)
+    body = _body(location="10013", radius=7, facets=True)
     ranges = {
         r["key"]: (r["from"], r["to"]) for r in body["aggs"]["distance"]["geo_distance"]["ranges"]
     }

@@ -198,8 +198,15 @@ async def test_pages_do_not_overlap_and_cover_the_result(
     assert by_cursor == expected
 
 
-async def test_facets_count_the_result(api: ApiClient, auth_header: dict[str, str]) -> None:
+async def test_facets_only_when_asked(api: ApiClient, auth_header: dict[str, str]) -> None:
     page = await search(api, auth_header, location=LOWER_MANHATTAN, radius=10, pageSize=1)
+    assert "facets" not in page and page["totalCount"] > 0
+
+
+async def test_facets_count_the_result(api: ApiClient, auth_header: dict[str, str]) -> None:
+    page = await search(
+        api, auth_header, location=LOWER_MANHATTAN, radius=10, pageSize=1, facets=True
+    )
     facets = page["facets"]
     gender_total = sum(b["count"] for b in facets["gender"])
     assert 0 < gender_total <= page["totalCount"]
@@ -216,7 +223,9 @@ async def test_distance_facet_counts_providers_with_an_in_radius_location_in_eac
     stored_points: list[tuple[str, float, float]],
     radius: float,
 ) -> None:
-    page = await search(api, auth_header, location=LOWER_MANHATTAN, radius=radius, pageSize=1)
+    page = await search(
+        api, auth_header, location=LOWER_MANHATTAN, radius=radius, pageSize=1, facets=True
+    )
     bands = {b["value"]: b["count"] for b in page["facets"]["distance"]}
     here = (LOWER_MANHATTAN["lat"], LOWER_MANHATTAN["lng"])
     for key, low, high in [("0-5", 0, 5), ("5-10", 5, 10), ("10-25", 10, 25), ("25+", 25, None)]:
