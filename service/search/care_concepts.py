@@ -23,11 +23,11 @@ from rank_bm25 import BM25Okapi
 from wordfreq import zipf_frequency
 
 from core.text import tokens
+from service.search.terms import Key, key_of
 
 CONCEPTS_FILE = Path(__file__).with_name("concepts.json")
 SPECIALTY_NAMES_FILE = Path(__file__).with_name("specialty_names.json")
 Source = Literal["curated", "nucc_definition"]
-Key = tuple[str, ...]
 # Words of the definitions that say nothing about what a specialty treats.
 _DEFINITION_STOPWORDS = frozenset(
     {
@@ -78,7 +78,7 @@ def curated_concepts() -> dict[Key, CareConcept]:
             source="curated",
         )
         for form in [entry["concept"], *entry["forms"]]:
-            table.setdefault(tuple(tokens(form)), concept)
+            table.setdefault(key_of(form), concept)
     table.pop((), None)
     return table
 

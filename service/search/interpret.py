@@ -19,8 +19,8 @@ from typing import Literal
 
 from core.text import normalize, tokens
 from service.search.care_concepts import CareConcept, curated_concepts, definition_reading
+from service.search.terms import CONNECTORS
 from service.search.vocabulary import (
-    CONNECTORS,
     corrected_term,
     language_cues,
     languages,

@@ -19,14 +19,12 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import OSA
 from rapidfuzz.process import extract, extractOne
 
-from core.text import tokens
 from service.search import care_concepts
 from service.search.care_concepts import curated_concepts
+from service.search.terms import CONNECTORS, Key, key_of
 
 VOCABULARY_FILE = Path(__file__).with_name("vocabulary.json")
 SPECIALTY_NAMES_FILE = Path(__file__).with_name("specialty_names.json")
-# Words that join others and never decide a match ("Obstetrics and Gynecology").
-CONNECTORS = frozenset({"and", "of", "the", "with", "for", "at", "in", "a", "an", "to", "on"})
 # Shortest misspelt word we correct: shorter words are too often surnames ("Castro" / "gastro").
 MIN_CORRECTED_LENGTH = 7
 SUGGESTION_SCORE = 85.0  # rapidfuzz ratio of a suggested term ("castro"/"gastro" is 83)
@@ -39,13 +37,6 @@ class Concept:
 
     def matches(self, code: str) -> bool:
         return any(code.startswith(c[:-1]) if c.endswith("*") else code == c for c in self.codes)
-
-
-Key = tuple[str, ...]
-
-
-def key_of(text: str) -> Key:
-    return tuple(t for t in tokens(text) if t not in CONNECTORS)
 
 
 @cache
