@@ -147,16 +147,16 @@ def _exact_term(key: tuple[str, ...], with_concepts: bool) -> Term | None:
 
 
 def _term_at(found: list[str], index: int, with_concepts: bool) -> tuple[Term, int] | None:
-    """The longest specialty term or concept form starting at ``index`` (exact, else a
-    misspelling)."""
+    """The longest specialty term or concept form starting at ``index``, exact or misspelt
+    ("eye docter" is the two-word "eye doctor", not the body part "eye" and a stray word)."""
     for size in range(min(MAX_TERM_WORDS, len(found) - index), 0, -1):
-        term = _exact_term(tuple(found[index : index + size]), with_concepts)
+        span = found[index : index + size]
+        term = _exact_term(tuple(span), with_concepts)
         if term is not None:
             return term, size
-    for size in (3, 2, 1):
-        written = " ".join(found[index : index + size])
-        if index + size > len(found) or any(w in STOPWORDS for w in written.split()):
+        if size > 3 or any(w in STOPWORDS for w in span):
             continue
+        written = " ".join(span)
         key = corrected_term(written, with_concepts=with_concepts)
         term = _exact_term(key, with_concepts) if key is not None else None
         if term is not None:
