@@ -18,10 +18,12 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import IO
 
 import aiohttp
 
+from bench.profile import sampled
 from devtools.settings import LauncherSettings
 
 Call = Callable[[int], Awaitable[bool]]  # request number -> answered 200
@@ -223,9 +225,11 @@ async def service_process(
 
 @asynccontextmanager
 async def running_service(args: argparse.Namespace) -> AsyncIterator[str]:
-    """The service on ``args.port`` against ``args.es_url``/``args.prefix``, ready; its URL."""
-    async with service_process(args.es_url, args.prefix, args.port) as (url, _):
-        yield url
+    """The service on ``args.port`` against ``args.es_url``/``args.prefix``, ready; its URL;
+    sampled by py-spy while it runs when ``args.profile`` names a path."""
+    async with service_process(args.es_url, args.prefix, args.port) as (url, process):
+        with sampled(process.pid, getattr(args, "profile", None)):
+            yield url
 
 
 def harness_parser(doc: str | None, levels: list[int], port: int) -> argparse.ArgumentParser:
@@ -236,6 +240,9 @@ def harness_parser(doc: str | None, levels: list[int], port: int) -> argparse.Ar
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--levels", type=lambda s: [int(x) for x in s.split(",")], default=levels)
     parser.add_argument("--port", type=int, default=port)
+    parser.add_argument(
+        "--profile", type=Path, help="sample the service with py-spy: PATH.txt stacks, PATH.md"
+    )
     return parser
 
 

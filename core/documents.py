@@ -125,11 +125,15 @@ class Plan(TypedDict):
 
 
 class LookupDoc(TypedDict):
-    """One per provider in the lookup index (``_id``: the NPI), nothing of it indexed: the
-    provider and its locations (NPPES practice address first), read back by id."""
+    """One per provider in the lookup index (``_id``: the NPI), nothing of it indexed, read back
+    by id: ``GET /providers/{npi}`` and ``.../locations`` as the bytes they answer, each with its
+    ETag (core.lookup_answers builds it)."""
 
-    provider: Provider
-    locations: list[Location]
+    provider: str
+    providerTag: str
+    locations: str
+    locationsTag: str
+    lastUpdated: IsoDate | None  # the provider's, which the weekly update compares its rows with
 
 
 class GeoPoint(TypedDict):

@@ -16,8 +16,9 @@ IndexKind = Literal["search", "providers", "coverage", "plans"]
 INDEX_KINDS: tuple[IndexKind, ...] = ("search", "providers", "coverage", "plans")
 # The layout of the documents: a version written with another one is never served or rolled
 # back to (2: the lookup document holds its locations; search points are not nested; 3: the
-# search document holds in-network periods, not plan years in force on the day of the load).
-SCHEMA = 3
+# search document holds in-network periods, not plan years in force on the day of the load;
+# 4: the lookup document holds its two answers serialised, with their ETags).
+SCHEMA = 4
 DEFAULT_PREFIX = "provider-directory"
 
 

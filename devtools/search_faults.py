@@ -18,6 +18,7 @@ from aiohttp import web
 from devtools.bulk_relay import BulkRelay
 
 _READS = ("/_search", "/_msearch")
+_BY_ID = ("/_doc/", "/_source/")  # a document read by id
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ class SearchFaultRelay(BulkRelay):
 
     async def _handle(self, request: web.Request) -> web.Response:
         fault = self._fault
-        is_read = request.path.endswith(_READS) or "/_doc/" in request.path
+        is_read = request.path.endswith(_READS) or any(by_id in request.path for by_id in _BY_ID)
         if fault is None or not is_read:
             return await super()._handle(request)
         if fault.scope == "request":

@@ -41,6 +41,8 @@ def _missing_index(body: object) -> bool:
     answer = body if isinstance(body, dict) else {}
     reason = answer.get("error")
     kind = reason.get("type") if isinstance(reason, dict) else None
+    if kind == "resource_not_found_exception":  # the _source endpoint's missing document
+        return False
     return kind == "index_not_found_exception" or (bool(reason) and answer.get("found") is None)
 
 

@@ -24,6 +24,7 @@ from core.documents import (
     SearchDoc,
     Specialty,
 )
+from core.lookup_answers import lookup_document
 from core.network import PeriodKey, periods_of
 from core.npi import provider_id
 from core.primary_care import is_pcp_eligible
@@ -44,7 +45,7 @@ class ProviderDocuments:
     search: SearchDoc
 
     def lookup(self) -> LookupDoc:
-        return {"provider": self.provider, "locations": self.locations}
+        return lookup_document(self.provider, self.locations)
 
 
 @dataclass(frozen=True, slots=True)

@@ -76,7 +76,7 @@ def _read_joins(files: JoinFiles) -> _Joins:
 
 
 def _older(row_date: date | None, indexed: Doc) -> bool:
-    last = indexed["provider"]["lastUpdated"]
+    last = indexed["lastUpdated"]
     return row_date is not None and last is not None and row_date.isoformat() < last
 
 

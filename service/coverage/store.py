@@ -6,8 +6,9 @@ from typing import cast
 
 from elasticsearch import AsyncElasticsearch
 
-from core.documents import CoverageDoc, Json, Location, Plan, Provider
+from core.documents import CoverageDoc, Json, LookupDoc, Plan
 from core.index_contract import IndexNames
+from core.lookup_answers import stored_locations, stored_provider
 from service.coverage.evaluate import StoredFacts
 from service.coverage.models import CoverageRequest
 from service.coverage.query import coverage_searches
@@ -30,12 +31,13 @@ async def read_facts(
     with elasticsearch_errors(LOOKUP_INDICES):
         result = await es.msearch(searches=coverage_searches(request, names, WHOLE_ANSWERS_ONLY))
     plans, lookups, coverage = (_sources(a) for a in item_answers(result.body, LOOKUP_INDICES))
-    providers = [cast(Provider, doc["provider"]) for doc in lookups]
+    providers = [stored_provider(cast(LookupDoc, doc)) for doc in lookups]
     return StoredFacts(
         plans={p["bidId"]: cast(Plan, p) for p in plans},
         providers={p["npis"][0]: p for p in providers},
         locations={
-            doc["provider"]["npis"][0]: cast(list[Location], doc["locations"]) for doc in lookups
+            p["npis"][0]: stored_locations(cast(LookupDoc, doc))
+            for p, doc in zip(providers, lookups, strict=True)
         },
         coverage=[cast(CoverageDoc, row) for row in coverage],
     )

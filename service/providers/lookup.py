@@ -5,24 +5,17 @@ from __future__ import annotations
 
 from elasticsearch import AsyncElasticsearch
 
-from core.documents import Location, Provider
 from core.index_contract import IndexNames
 from core.npi import is_valid_npi
 from service.errors import ProviderNotFound
 from service.providers import store
+from service.providers.models import Part, StoredAnswer
 
 WRONG_CHECK_DIGIT = " (its check digit is wrong: no such NPI can have been issued)"
 
 
-def _issuable(npi: str) -> str:
+async def lookup(es: AsyncElasticsearch, names: IndexNames, npi: str, part: Part) -> StoredAnswer:
+    """The provider's answer (``part`` "provider") or its locations' answer, as stored."""
     if not is_valid_npi(npi):
         raise ProviderNotFound(npi, WRONG_CHECK_DIGIT)
-    return npi
-
-
-async def provider(es: AsyncElasticsearch, names: IndexNames, npi: str) -> Provider:
-    return await store.get_provider(es, names, _issuable(npi))
-
-
-async def locations(es: AsyncElasticsearch, names: IndexNames, npi: str) -> list[Location]:
-    return await store.get_locations(es, names, _issuable(npi))
+    return await store.stored_answer(es, names, npi, part)

@@ -7,8 +7,9 @@ from aiohttp import web
 from core.npi import is_npi_shaped
 from service.errors import InvalidInput
 from service.fields import NPI_RULE
-from service.providers import lookup
-from service.web.jsonio import conditional_json_response
+from service.providers.lookup import lookup
+from service.providers.models import Part
+from service.web.jsonio import conditional_response
 from service.web.keys import ES, INDEX_NAMES
 from service.web.middleware import requires_scope
 
@@ -20,15 +21,17 @@ def _npi(request: web.Request) -> str:
     return npi
 
 
+async def _answer(request: web.Request, part: Part) -> web.Response:
+    app = request.app
+    body, tag = await lookup(app[ES], app[INDEX_NAMES], _npi(request), part)
+    return conditional_response(request, body, tag)
+
+
 @requires_scope("providers:read")
 async def get_provider(request: web.Request) -> web.Response:
-    app = request.app
-    provider = await lookup.provider(app[ES], app[INDEX_NAMES], _npi(request))
-    return conditional_json_response(request, provider)
+    return await _answer(request, "provider")
 
 
 @requires_scope("providers:read")
 async def get_locations(request: web.Request) -> web.Response:
-    app = request.app
-    locations = await lookup.locations(app[ES], app[INDEX_NAMES], _npi(request))
-    return conditional_json_response(request, locations)
+    return await _answer(request, "locations")

@@ -1,43 +1,31 @@
-"""Provider lookups: one lookup document per NPI (provider and locations), read by id."""
+"""Provider lookups: one lookup document per NPI holding both answers as the bytes they are sent
+as (core.lookup_answers), read by id with only the part asked for."""
 
 from __future__ import annotations
 
-from typing import Any, cast
-
 from elasticsearch import AsyncElasticsearch, NotFoundError
 
-from core.documents import Location, Provider
 from core.index_contract import IndexNames
 from service.errors import ProviderNotFound
+from service.providers.models import Part, StoredAnswer
 from service.storage import document_missing, elasticsearch_errors
 
 
-async def _lookup_part(es: AsyncElasticsearch, names: IndexNames, npi: str, part: str) -> Any:
+async def stored_answer(
+    es: AsyncElasticsearch, names: IndexNames, npi: str, part: Part
+) -> StoredAnswer:
+    """The stored answer for this NPI and its ETag; ProviderNotFound when the provider is not in
+    the directory."""
+    tag = f"{part}Tag"
     with elasticsearch_errors("the provider index"):
         try:
             # Not real time: what search sees (the last refresh), so a provider's lookup and
             # search documents change together while an update writes (indexer.update.live_version).
-            response = await es.get(
-                index=names.alias("providers"), id=npi, source_includes=part, realtime=False
+            source = await es.get_source(
+                index=names.alias("providers"), id=npi, source_includes=[part, tag], realtime=False
             )
         except NotFoundError as error:
             if not document_missing(error):
                 raise
             raise ProviderNotFound(npi) from None
-    return response["_source"].get(part)
-
-
-async def get_provider(es: AsyncElasticsearch, names: IndexNames, npi: str) -> Provider:
-    """The provider with this NPI; ProviderNotFound when it is not in the directory."""
-    return cast(Provider, await _lookup_part(es, names, npi, "provider"))
-
-
-def _answer_order(location: Location) -> tuple[bool, str]:
-    return location["source"] != "nppes", location["id"]
-
-
-async def get_locations(es: AsyncElasticsearch, names: IndexNames, npi: str) -> list[Location]:
-    """The provider's locations, the NPPES practice address first, then the others by id;
-    ProviderNotFound when the provider is not in the directory."""
-    locations = cast(list[Location], await _lookup_part(es, names, npi, "locations") or [])
-    return sorted(locations, key=_answer_order)
+    return StoredAnswer(source[part].encode(), source[tag])

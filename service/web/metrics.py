@@ -59,7 +59,7 @@ def route_label(request: web.Request) -> str:
 
 
 def es_operation(target: str) -> str:
-    """``/idx/_search?x`` -> ``_search``; ``/idx/_doc/1`` -> ``_doc``; otherwise ``other``."""
+    """``/idx/_search?x`` -> ``_search``; ``/idx/_source/1`` -> ``_source``; otherwise ``other``."""
     path = target.split("?", 1)[0]
     return next((part for part in path.split("/") if part.startswith("_")), "other")
 

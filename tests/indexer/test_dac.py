@@ -8,6 +8,7 @@ from pathlib import Path
 from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import IndexNames
+from core.lookup_answers import stored_locations, stored_provider
 from indexer.load.run import LoadReport, SourceFiles
 from indexer.sources.dac import read_dac, restore_zip
 from indexer.sources.hospitals import canonical_ccn, read_hospitals
@@ -96,14 +97,14 @@ async def test_loaded_providers_carry_affiliations_and_every_dac_address(
     assert served
     found = await es.mget(index=names.alias("providers"), ids=served)
     for doc in found["docs"]:
-        npi, provider = doc["_id"], doc["_source"]["provider"]
+        npi, provider = doc["_id"], stored_provider(doc["_source"])
         assert [(g["name"], g["pacId"]) for g in provider["groupAffiliations"]] == groups.get(
             npi, []
         )
         assert {h["ccn"]: h["name"] for h in provider["hospitalAffiliations"]} == hospitals.get(
             npi, {}
         )
-        sources = Counter(location["source"] for location in doc["_source"]["locations"])
+        sources = Counter(location["source"] for location in stored_locations(doc["_source"]))
         assert sources["nppes"] == 1
         assert sum(sources.values()) == locations[npi], npi
     nppes_npis = {row["NPI"] for row in nppes_rows(sample_sources.nppes)}

@@ -12,6 +12,7 @@ import pytest
 from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import IndexNames
+from core.lookup_answers import stored_provider
 from devtools.tcp_proxy import TcpProxy
 from indexer.cli.main import main
 from indexer.generate.weekly import UpdateCounts, generate_update
@@ -52,7 +53,7 @@ async def _disagreeing(es: AsyncElasticsearch, names: IndexNames, npis: list[str
     return [
         npi
         for npi in npis
-        if (found["providers"][npi] or {}).get("provider")
+        if (stored_provider(lookup) if (lookup := found["providers"][npi]) else None)
         != (found["search"][npi] or {}).get("provider")
     ]
 

@@ -90,7 +90,7 @@ async def test_metrics_count_requests_and_elasticsearch_calls(
         labels = 'method="GET",route="/v2/providers/{npi}",status="200"'
         assert f"pd_http_request_duration_seconds{series}{labels}}} 3.0" in text
     assert re.search(
-        r'pd_elasticsearch_request_duration_seconds_count\{operation="_doc",outcome="200"\} '
+        r'pd_elasticsearch_request_duration_seconds_count\{operation="_source",outcome="200"\} '
         r"[3-9]",
         text,
     )

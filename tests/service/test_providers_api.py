@@ -5,9 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from elasticsearch import AsyncElasticsearch
 
+from core.index_contract import IndexNames
+from core.lookup_answers import entity_tag
 from core.npi import with_check_digit
-from indexer.load.run import SourceFiles
+from indexer.load.run import LoadReport, SourceFiles
 from tests.conftest import ApiClient
 from tests.source_rows import active_rows, nppes_rows, taxonomies
 
@@ -157,3 +160,23 @@ async def test_unknown_route_and_wrong_method_are_problems(
     wrong = await api.delete("/v2/providers/1003000100", headers=auth_header)
     assert wrong.status == 405
     assert (await wrong.json())["code"] == "method_not_allowed"
+
+
+async def test_a_lookup_answers_the_stored_bytes_and_their_tag(
+    api: ApiClient,
+    auth_header: dict[str, str],
+    es: AsyncElasticsearch,
+    loaded_sample: tuple[IndexNames, LoadReport],
+    sample_rows: list[dict[str, str]],
+) -> None:
+    names, _ = loaded_sample
+    npi = sample_rows[0]["NPI"]
+    stored = (await es.get(index=names.alias("providers"), id=npi))["_source"]
+    for path, part in (
+        (f"/v2/providers/{npi}", "provider"),
+        (f"/v2/providers/{npi}/locations", "locations"),
+    ):
+        response = await api.get(path, headers=auth_header)
+        assert response.headers["Content-Type"] == "application/json"
+        assert await response.read() == stored[part].encode()
+        assert response.headers["ETag"] == stored[f"{part}Tag"] == entity_tag(stored[part].encode())

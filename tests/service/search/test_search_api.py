@@ -10,6 +10,7 @@ import pytest
 from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import IndexNames
+from core.lookup_answers import stored_locations
 from indexer.load.run import LoadReport, SourceFiles
 from service.search.vocabulary import curated_terms
 from service.web.app import create_app
@@ -37,11 +38,15 @@ async def stored_points(
 ) -> list[tuple[str, float, float]]:
     names, _ = loaded_sample
     response = await es.search(index=names.alias("providers"), size=10_000)
-    return [
-        (location["npi"], location["address"]["lat"], location["address"]["lng"])
+    addresses = [
+        (location["npi"], location["address"])
         for hit in response["hits"]["hits"]
-        for location in hit["_source"]["locations"]
-        if location["address"]["lat"] is not None
+        for location in stored_locations(hit["_source"])
+    ]
+    return [
+        (npi, lat, lng)
+        for npi, address in addresses
+        if (lat := address["lat"]) is not None and (lng := address["lng"]) is not None
     ]
 
 

@@ -1,0 +1,42 @@
+"""The two lookup answers as stored: serialised once at index time exactly as the API sends them,
+each with its strong ETag, so a lookup passes the stored bytes through without building them."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import cast
+
+import orjson
+
+from core.documents import Location, LookupDoc, Provider
+
+
+def entity_tag(body: bytes) -> str:
+    """A strong validator: the same bytes always give the same tag, other bytes another."""
+    return f'"{hashlib.sha256(body).hexdigest()[:40]}"'
+
+
+def _answer_order(location: Location) -> tuple[bool, str]:
+    return location["source"] != "nppes", location["id"]
+
+
+def lookup_document(provider: Provider, locations: list[Location]) -> LookupDoc:
+    """The provider's answer and its locations' answer (the NPPES practice address first, then
+    the others by id), with their tags and the date the update compares rows with."""
+    provider_body = orjson.dumps(provider)
+    locations_body = orjson.dumps(sorted(locations, key=_answer_order))
+    return {
+        "provider": provider_body.decode(),
+        "providerTag": entity_tag(provider_body),
+        "locations": locations_body.decode(),
+        "locationsTag": entity_tag(locations_body),
+        "lastUpdated": provider["lastUpdated"],
+    }
+
+
+def stored_provider(doc: LookupDoc) -> Provider:
+    return cast(Provider, orjson.loads(doc["provider"]))
+
+
+def stored_locations(doc: LookupDoc) -> list[Location]:
+    return cast(list[Location], orjson.loads(doc["locations"]))
