@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -114,6 +114,18 @@ def allowed_edits(text: str) -> int:
     return 1 if len(text) < 9 else 2
 
 
+@cache
+def _candidates(length: int, edits: int, with_concepts: bool) -> tuple[str, ...]:
+    """The terms whose length is within ``edits`` of ``length``: all a misspelling can be."""
+    buckets = _keys_by_length(with_concepts)
+    return tuple(
+        term for size in range(length - edits, length + edits + 1) for term in buckets.get(size, [])
+    )
+
+
+# Searches repeat their words (names, towns, terms): the answer for one is kept, not searched for
+# again among thousands of terms.
+@lru_cache(maxsize=65_536)
 def corrected_term(text: str, *, with_concepts: bool = True) -> Key | None:
     """The term ``text`` (words joined by spaces) misspells, if any: a specialty term or, with
     concepts, a form of a care concept; the closest within the edits its length allows
@@ -122,12 +134,7 @@ def corrected_term(text: str, *, with_concepts: bool = True) -> Key | None:
     edits = allowed_edits(text)
     if not edits:
         return None
-    buckets = _keys_by_length(with_concepts)
-    candidates = [
-        term
-        for size in range(len(text) - edits, len(text) + edits + 1)
-        for term in buckets.get(size, [])
-    ]
+    candidates = _candidates(len(text), edits, with_concepts)
     found = [
         match
         for match in extract(text, candidates, scorer=OSA.distance, score_cutoff=edits, limit=None)
