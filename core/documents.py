@@ -9,7 +9,7 @@ closed, so a field added here without a schema change cannot slip out unnoticed.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NotRequired
 
 from pydantic import ConfigDict, Field, with_config
 from typing_extensions import TypedDict  # pydantic needs it for TypedDicts on Python < 3.12
@@ -20,6 +20,13 @@ Gender = Literal["F", "M", "X"]
 EntityType = Literal["individual", "organization"]
 NetworkStatus = Literal["in_network", "out_of_network"]
 IsoDate = Annotated[str, Field(json_schema_extra={"format": "date"})]
+NewPatients = Literal[
+    "accepting", "existing_patients_only", "existing_patients_and_family", "not_accepting"
+]
+SOURCES_DESCRIPTION = (
+    "'nppes' (the NPPES file), 'dac' (CMS Doctors & Clinicians), 'plan-net:<directory>' (a"
+    " payer's Plan-Net directory, named when it was loaded)"
+)
 
 
 @with_config(CLOSED)
@@ -73,6 +80,17 @@ class Provider(TypedDict):
     pcpEligible: bool
     enumerationDate: IsoDate | None
     lastUpdated: IsoDate | None
+    sources: Annotated[
+        list[str],
+        Field(
+            description="what the record is built from: "
+            + SOURCES_DESCRIPTION
+            + "; without 'nppes' only a payer's directory lists the provider"
+        ),
+    ]
+    languageSources: Annotated[
+        list[str], Field(description="where `languages` come from ('dac', 'plan-net:...')")
+    ]
 
 
 @with_config(CLOSED)
@@ -88,6 +106,14 @@ class Address(TypedDict):
 
 
 @with_config(CLOSED)
+class OpeningHours(TypedDict):
+    daysOfWeek: Annotated[list[str], Field(description="mon, tue, ... sun")]
+    allDay: bool
+    opens: Annotated[str | None, Field(description="HH:MM:SS")]
+    closes: Annotated[str | None, Field(description="HH:MM:SS")]
+
+
+@with_config(CLOSED)
 class Location(TypedDict):
     id: str
     npi: str
@@ -100,20 +126,38 @@ class Location(TypedDict):
     hospitalAffiliations: list[HospitalAffiliation]
     pcpEligible: bool
     source: Annotated[
-        str, Field(description="'nppes' (NPPES practice address) or 'dac' (Doctors & Clinicians)")
+        str, Field(description="who listed the address first: " + SOURCES_DESCRIPTION)
     ]
-    geocodePrecision: Literal["zip5"] | None
+    sources: Annotated[list[str], Field(description="every source that lists the address")]
+    geocodePrecision: Annotated[
+        Literal["exact", "zip5"] | None,
+        Field(
+            description="exact: the point a payer's Plan-Net directory gives; zip5: the ZIP"
+            " code's centre; null: not placed (not found by a radius)"
+        ),
+    ]
+    newPatients: Annotated[
+        NewPatients | None,
+        Field(description="whether the practice takes new patients here (Plan-Net directories)"),
+    ]
+    hoursOfOperation: list[OpeningHours]
 
 
 @with_config(CLOSED)
 class Plan(TypedDict):
-    """A Medicare Advantage plan (one bid id) in one contract year. ``_id``: ``plan_doc_id``."""
+    """A plan in one contract year: a Medicare Advantage plan (bid id) from the Plan Finder
+    files, or a payer's plan from its Plan-Net directory, with its bid id when the payer gives
+    one. ``_id``: ``plan_doc_id`` of ``core.plans.plan_key``."""
 
     contractYear: int
-    bidId: str
-    contractId: str
-    planId: str
-    segmentId: str
+    bidId: Annotated[str | None, Field(description="canonical form, e.g. H1234_001_000")]
+    contractId: str | None
+    planId: str | None
+    segmentId: str | None
+    payerPlanId: Annotated[
+        str | None, Field(description="the payer's own identifier of a plan without a bid id")
+    ]
+    source: Annotated[str, Field(description="'plan-finder' or 'plan-net:<directory>'")]
     planName: str | None
     organization: str | None
     planType: str | None
@@ -134,6 +178,11 @@ class LookupDoc(TypedDict):
     locations: str
     locationsTag: str
     lastUpdated: IsoDate | None  # the provider's, which the weekly update compares its rows with
+    # A provider a Plan-Net directory adds to (indexer.assembly.plan_net): what it added, and
+    # the documents before it (None: the directory alone lists it), so an update of either
+    # source rebuilds the provider without the other's file.
+    planNet: NotRequired[str]
+    base: NotRequired[str | None]
 
 
 class GeoPoint(TypedDict):
@@ -168,6 +217,7 @@ class SearchDoc(TypedDict):
     languages: list[str]
     pcpEligible: bool
     networks: list[NetworkPeriod]  # core.network.network_periods of its coverage rows
+    sources: list[str]  # Provider.sources: an update of a Plan-Net directory finds its own
     # Text fields below hold core.text.normalize()d text (one tokenisation rule, both sides).
     fullName: str
     exactNames: list[str]
@@ -184,7 +234,7 @@ class CoverageDoc(TypedDict):
     """One row of an operator's coverage file. ``_id``: see ``coverage_doc_id``."""
 
     contractYear: int
-    bidId: str  # canonical, see core.plans.canonical_bid_id
+    bidId: str  # the plan's key: core.plans.plan_key (a canonical bid id, or payer:<id>)
     npi: str
     locationId: str | None  # None: the whole provider, every location
     networkStatus: NetworkStatus

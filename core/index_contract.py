@@ -17,8 +17,9 @@ INDEX_KINDS: tuple[IndexKind, ...] = ("search", "providers", "coverage", "plans"
 # The layout of the documents: a version written with another one is never served or rolled
 # back to (2: the lookup document holds its locations; search points are not nested; 3: the
 # search document holds in-network periods, not plan years in force on the day of the load;
-# 4: the lookup document holds its two answers serialised, with their ETags).
-SCHEMA = 4
+# 4: the lookup document holds its two answers serialised, with their ETags; 5: providers and
+# locations say their sources, Plan-Net overlays and payers' plans).
+SCHEMA = 5
 DEFAULT_PREFIX = "provider-directory"
 
 
@@ -85,6 +86,7 @@ MAPPINGS: dict[IndexKind, dict[str, Any]] = {
             },
             "languageText": _TEXT,
             "pcpEligible": {"type": "boolean", "doc_values": False},
+            "sources": _FILTER_KEYWORD,
             # Nested: a plan year and its period must match in the same row (core.network).
             NETWORKS_FIELD: NETWORKS_MAPPING,
             # Text fields hold core.text.normalize()d text. A name's length says nothing about
@@ -130,6 +132,7 @@ MAPPINGS: dict[IndexKind, dict[str, Any]] = {
             "bidId": _KEYWORD,
             "contractId": _KEYWORD,
             "states": _KEYWORD,
+            "source": _KEYWORD,
         },
     },
 }

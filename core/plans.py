@@ -19,3 +19,18 @@ def canonical_bid_id(text: str) -> str | None:
         return None
     contract, plan, segment = match.groups()
     return f"{contract}_{plan}_{segment or '000'}"
+
+
+# A payer's own plan identifier (a Plan-Net plan without a bid id), as requests may send it.
+PAYER_PLAN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,63}$"
+_PAYER = "payer:"
+
+
+def plan_key(bid_id: str | None, payer_plan_id: str | None) -> str:
+    """How the plans and coverage indices and the search networks key a plan: its canonical
+    bid id, else ``payer:`` and the payer's identifier."""
+    if bid_id is not None:
+        return bid_id
+    if payer_plan_id is None:
+        raise ValueError("a plan needs a bid id or a payer plan id")
+    return _PAYER + payer_plan_id

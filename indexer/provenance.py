@@ -48,7 +48,10 @@ def _named(path: Path) -> dict[str, Any]:
 def describe(sources: SourceFiles) -> dict[str, Any]:
     """What goes into ``_meta.pd.sources`` of a new version."""
     return {
-        "nppes": _named(sources.nppes),
+        "nppes": _named(sources.nppes) if sources.nppes else None,
+        "planNet": {"path": str(sources.plan_net.resolve()), "name": sources.plan_net_name}
+        if sources.plan_net
+        else None,
         "nucc": _fingerprint(sources.nucc),
         "dac": [_fingerprint(path) for path in sources.dac],
         "hospitals": _fingerprint(sources.hospitals) if sources.hospitals else None,

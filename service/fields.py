@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator, ConfigDict, Field, field_validator
 
 from core.npi import NPI_DIGITS
-from core.plans import BID_ID_PATTERN
+from core.plans import BID_ID_PATTERN, PAYER_PLAN_ID_PATTERN
 
 
 def _integral(value: Any) -> Any:
@@ -26,6 +26,17 @@ BidId = Annotated[
         description="contract letter + 4 digits, 3-digit plan, optional 3-digit segment, joined "
         "by '_' or '-' (e.g. H1234_001_000 or H1234-001); answered in the canonical form",
         examples=["H1234_001_000"],
+    ),
+]
+
+
+PayerPlanId = Annotated[
+    str,
+    Field(
+        pattern=PAYER_PLAN_ID_PATTERN,
+        description="a payer's own identifier of a plan without a bid id, as its Plan-Net"
+        " directory gives it (InsurancePlan.identifier)",
+        examples=["HPID240000"],
     ),
 ]
 

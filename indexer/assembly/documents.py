@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from functools import lru_cache
 from typing import get_args
 
+from orjson import dumps
+
 from core.documents import (
+    CoverageDoc,
     Gender,
     GeoPoint,
     GroupAffiliation,
@@ -25,11 +28,13 @@ from core.documents import (
     Specialty,
 )
 from core.lookup_answers import lookup_document
-from core.network import PeriodKey, periods_of
+from core.network import PeriodKey, period_key, periods_of
 from core.npi import provider_id
 from core.primary_care import is_pcp_eligible
 from core.text import normalize
+from indexer.assembly import plan_net
 from indexer.assembly.locations import all_locations
+from indexer.assembly.plan_net import Overlay
 from indexer.sources.dac import DacRow
 from indexer.sources.nppes import NppesRecord
 from indexer.sources.nucc import TaxonomyEntry
@@ -43,9 +48,15 @@ class ProviderDocuments:
     provider: Provider
     locations: list[Location]
     search: SearchDoc
+    coverage: list[CoverageDoc] = field(default_factory=list)  # what a Plan-Net overlay says
+    overlays: str | None = None  # indexer.assembly.plan_net.stored_overlays
+    base: str | None = None  # the documents before the overlay (None: it alone lists them)
 
     def lookup(self) -> LookupDoc:
-        return lookup_document(self.provider, self.locations)
+        doc = lookup_document(self.provider, self.locations)
+        if self.overlays is not None:
+            doc["planNet"], doc["base"] = self.overlays, self.base
+        return doc
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +66,7 @@ class Extras:
     dac_rows: Sequence[DacRow] = ()
     languages: tuple[str, ...] = ()
     networks: Sequence[PeriodKey | None] = ()  # core.network.period_key of its coverage rows
+    plan_net: tuple[Overlay, ...] = ()  # what payers' Plan-Net directories say of it
 
 
 NO_EXTRAS = Extras()
@@ -144,6 +156,8 @@ def provider_document(
         "pcpEligible": is_pcp_eligible([s["code"] for s in specialties]),
         "enumerationDate": _iso(record.enumeration_date),
         "lastUpdated": _iso(record.last_update),
+        "sources": ["nppes", "dac"] if extras.dac_rows else ["nppes"],
+        "languageSources": ["dac"] if extras.languages else [],
     }
     return provider
 
@@ -197,6 +211,7 @@ def search_document(
         "languages": provider["languages"],
         "pcpEligible": provider["pcpEligible"],
         "networks": periods_of(networks),
+        "sources": provider["sources"],
         "fullName": normalize(full_name(provider)),
         "exactNames": _searchable(
             [
@@ -229,5 +244,34 @@ def build_documents(
     provider = provider_document(record, nucc, extras)
     locations = all_locations(record, extras.dac_rows, provider["pcpEligible"])
     other_names = record.other_organization_names + record.other_person_names
-    search = search_document(provider, locations, other_names, extras.networks)
-    return ProviderDocuments(provider, locations, search)
+    if not extras.plan_net:
+        search = search_document(provider, locations, other_names, extras.networks)
+        return ProviderDocuments(provider, locations, search)
+    base = stored_base(provider, locations, other_names)
+    return overlaid(provider, locations, other_names, extras.networks, extras.plan_net, base)
+
+
+def stored_base(provider: Provider, locations: list[Location], other_names: Sequence[str]) -> str:
+    """The documents before a Plan-Net overlay, as the lookup document keeps them."""
+    fields = {"provider": provider, "locations": locations, "otherNames": list(other_names)}
+    return dumps(fields).decode()
+
+
+def overlaid(
+    provider: Provider,
+    locations: list[Location],
+    other_names: Sequence[str],
+    networks: Sequence[PeriodKey | None],
+    overlays: Sequence[Overlay],
+    base: str | None,
+) -> ProviderDocuments:
+    """The documents of a provider Plan-Net directories add to (or alone list: ``base``
+    None), its in-network periods those of ``networks`` and of the directories' rows."""
+    coverage: list[CoverageDoc] = []
+    for overlay in sorted(overlays, key=lambda o: o.source):
+        provider, locations, rows = plan_net.apply(provider, locations, overlay)
+        coverage += rows
+    keys = [*networks, *(period_key(row) for row in coverage)]
+    search = search_document(provider, locations, tuple(other_names), keys)
+    stored = plan_net.stored_overlays(overlays)
+    return ProviderDocuments(provider, locations, search, coverage, stored, base)

@@ -29,7 +29,7 @@ def match_key(line: str, city: str, state: str, postal_code: str) -> str:
     return " ".join(_PUNCTUATION.sub(" ", text).split()) + "|" + postal_code[:5]
 
 
-def _match_keys(line1: str, line2: str, city: str, state: str, postal_code: str) -> set[str]:
+def match_keys(line1: str, line2: str, city: str, state: str, postal_code: str) -> set[str]:
     # The NPPES file may carry the suite merged into line 1, DAC keeps it in line 2.
     return {
         match_key(line1, city, state, postal_code),
@@ -70,7 +70,10 @@ def _location(
         "hospitalAffiliations": [],
         "pcpEligible": pcp_eligible,
         "source": source,
+        "sources": [source],
         "geocodePrecision": "zip5" if place else None,
+        "newPatients": None,
+        "hoursOfOperation": [],
     }
     return location
 
@@ -98,6 +101,14 @@ def _add_affiliations(location: Location, row: DacRow) -> None:
             location["hospitalAffiliations"].append(HospitalAffiliation(ccn=ccn, name=name))
 
 
+def listed_location(
+    npi: str, fields: tuple[str, str, str, str, str], pcp_eligible: bool, source: str
+) -> Location:
+    """An address another source lists (line 1, line 2, city, state, ZIP), placed at its ZIP
+    code's centre as any other."""
+    return _location(npi, fields, True, [], [], pcp_eligible, source)
+
+
 def _dac_location(npi: str, address: DacAddress, pcp_eligible: bool) -> Location:
     fields = (address.line1, address.line2, address.city, address.state, address.zip)
     phones = [address.phone] if address.phone else []
@@ -114,14 +125,14 @@ def all_locations(
         return [nppes]
     locations = [nppes]
     by_key = dict.fromkeys(
-        _match_keys(record.line1, record.line2, record.city, record.state, record.postal_code),
+        match_keys(record.line1, record.line2, record.city, record.state, record.postal_code),
         nppes,
     )
     for row in dac_rows:
         address = row.address
         if address is None:
             continue
-        keys = _match_keys(address.line1, address.line2, address.city, address.state, address.zip)
+        keys = match_keys(address.line1, address.line2, address.city, address.state, address.zip)
         location = next((by_key[key] for key in keys if key in by_key), None)
         if location is None:
             location = _dac_location(record.npi, address, pcp_eligible)

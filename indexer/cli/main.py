@@ -28,6 +28,7 @@ from indexer.provenance import JoinFiles, ProvenanceError
 from indexer.settings import IndexerSettings
 from indexer.update.coverage import update_coverage
 from indexer.update.nppes import update_nppes
+from indexer.update.plan_net import update_plan_net
 from indexer.update.options import UpdateError, UpdateOptions
 from indexer.update.report import format_update_report
 
@@ -46,10 +47,10 @@ _FAILED = {
 def _sources(args: argparse.Namespace) -> SourceFiles:
     if args.source_dir:
         found = SourceFiles.discover(args.source_dir)
-    elif args.nppes and args.nucc:
+    elif args.nucc and (args.nppes or args.plan_net):
         found = SourceFiles(nppes=args.nppes, nucc=args.nucc)
     else:
-        raise SystemExit("load: give --source-dir, or both --nppes and --nucc")
+        raise SystemExit("load: give --source-dir, or --nucc with --nppes and/or --plan-net")
     return SourceFiles(
         nppes=args.nppes or found.nppes,
         nucc=args.nucc or found.nucc,
@@ -59,6 +60,8 @@ def _sources(args: argparse.Namespace) -> SourceFiles:
         plan_county=args.plan_county or found.plan_county,
         zip_plan=args.zip_plan or found.zip_plan,
         coverage=tuple(args.coverage) if args.coverage else found.coverage,
+        plan_net=args.plan_net,
+        plan_net_name=args.plan_net_name,
     )
 
 
@@ -114,6 +117,8 @@ async def _update(es: Any, names: IndexNames, args: argparse.Namespace) -> int:
     )
     if args.nppes:
         report = await update_nppes(es, args.nppes, options)
+    elif args.plan_net:
+        report = await update_plan_net(es, args.plan_net, options, args.plan_net_name)
     else:
         report = await update_coverage(es, args.coverage, options)
     print("\n".join(format_update_report(report)))
@@ -148,10 +153,10 @@ def _generate(args: argparse.Namespace) -> int:
     source = args.source if "source" in args and args.source else None
     if args.command == "generate":
         stats = generate_nppes(
-            source or SourceFiles.discover(SAMPLE_DIR).nppes, args.out, args.count, seed=args.seed
+            source or SourceFiles.discover(SAMPLE_DIR).main, args.out, args.count, seed=args.seed
         )
     elif args.command == "generate-update":
-        stats = _generate_update(source or SourceFiles.discover(SAMPLE_DIR).nppes, args)
+        stats = _generate_update(source or SourceFiles.discover(SAMPLE_DIR).main, args)
     else:
         stats = generate_coverage(
             args.nppes, args.plans, args.zip_plan, args.plan_county, args.out, seed=args.seed

@@ -27,6 +27,13 @@ def _load_parser(parser: argparse.ArgumentParser, settings: IndexerSettings) -> 
     parser.add_argument("--plan-county", type=Path, help="Plan Finder plan-by-county CSV")
     parser.add_argument("--zip-plan", type=Path, help="Plan Finder plan-by-ZIP CSV")
     parser.add_argument("--coverage", type=Path, action="append", help="coverage CSV (repeatable)")
+    parser.add_argument(
+        "--plan-net",
+        type=Path,
+        metavar="DIR",
+        help="a payer's Plan-Net export (NDJSON per type, or Bundles), beside --nppes or alone",
+    )
+    _plan_net_name(parser)
     parser.add_argument("--shards", type=int, default=settings.shards, help="PD_SHARDS")
     parser.add_argument(
         "--replicas",
@@ -68,6 +75,15 @@ def _load_parser(parser: argparse.ArgumentParser, settings: IndexerSettings) -> 
     _report_flags(parser, "CSV of rejected rows (default rejects/<version>.csv)")
 
 
+def _plan_net_name(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--plan-net-name",
+        metavar="NAME",
+        help="the directory's source name, 'plan-net:NAME' on every value it gives (default:"
+        " the export directory's name); an update replaces what the load of that name gave",
+    )
+
+
 def _report_flags(parser: argparse.ArgumentParser, reject_help: str) -> None:
     parser.add_argument("--reject-file", type=Path, help=reject_help)
     parser.add_argument("--report-json", type=Path, help="also write the report as JSON here")
@@ -83,6 +99,14 @@ def _update_parser(parser: argparse.ArgumentParser) -> None:
         type=Path,
         help="coverage rows to add, change or remove (the coverage CSV plus an action column)",
     )
+    change.add_argument(
+        "--plan-net",
+        type=Path,
+        metavar="DIR",
+        help="a newer Plan-Net export of a directory loaded before: what it says replaces what"
+        " the older one said (roles, networks, languages, locations)",
+    )
+    _plan_net_name(parser)
     _join_flags(parser)
     parser.description = (
         "Apply a file to the live version in place. NPPES rows are joined with the side files"

@@ -95,7 +95,7 @@ def generate_coverage(
     plan_states = {
         plan["bidId"]: plan["states"]
         for plan in read_plans(plans, [], lambda *_: None)
-        if not plan["contractId"].startswith("S")
+        if plan["bidId"] is not None and not plan["bidId"].startswith("S")
     }
     geography = read_plan_geography(plan_county, zip_plan)
     rows = providers = 0

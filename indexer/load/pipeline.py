@@ -10,15 +10,25 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from orjson import dumps
 
 from core.documents import Plan
-from core.index_contract import IndexKind, plan_doc_id
+from core.index_contract import IndexKind, coverage_doc_id, plan_doc_id
 from core.network import PeriodKey, period_key
-from indexer.assembly.documents import NO_EXTRAS, Extras, build_documents
+from core.plans import plan_key
+from indexer.assembly import plan_net
+from indexer.assembly.documents import (
+    NO_EXTRAS,
+    Extras,
+    ProviderDocuments,
+    build_documents,
+    overlaid,
+)
 from indexer.assembly.npiset import NpiSet
+from indexer.assembly.plan_net import Overlay
 from indexer.load.progress import LoadProgress
 from indexer.load.report import LoadReport
 from indexer.sources.coverage import CoverageDelete, CoverageRow, read_coverage
@@ -27,6 +37,7 @@ from indexer.sources.dac import DacTable
 from indexer.sources.discovery import SourceFiles
 from indexer.sources.nppes import Deactivated, Rejected, read_nppes
 from indexer.sources.nucc import TaxonomyEntry
+from indexer.sources.plan_net import PlanNetDirectory
 from indexer.write.bulk import Action, Origin, action_lines
 from indexer.write.rejects import Rejects
 
@@ -36,6 +47,7 @@ class SideTables:
     nucc: dict[str, TaxonomyEntry]
     dac: DacTable
     plans: list[Plan]
+    plan_net: PlanNetDirectory | None = None
 
 
 class ActionStream:
@@ -57,11 +69,17 @@ class ActionStream:
         self._progress = progress
         self._networks: dict[int, tuple[PeriodKey, ...]] = {}
         self._coverage_npis = NpiSet()
+        self._provider_line = action_lines("index", indices["providers"])
+        self._search_line = action_lines("index", indices["search"])
+        directory = tables.plan_net
+        self._links = plan_net.plan_links(directory) if directory else {}
 
     def __iter__(self) -> Iterator[Action]:
         yield from self._plans()
         yield from self._coverage()
-        yield from self._providers()
+        if self._sources.nppes is not None:
+            yield from self._providers(self._sources.nppes)
+        yield from self._listed_only()
 
     def _action(self, kind: IndexKind, doc_id: str, doc: Any, origin: Origin) -> Action:
         self._report.expected[kind] += 1
@@ -69,9 +87,52 @@ class ActionStream:
 
     def _plans(self) -> Iterator[Action]:
         source = self._sources.plans.name if self._sources.plans else "plans"
-        for plan in self._tables.plans:
-            doc_id = plan_doc_id(plan["contractYear"], plan["bidId"])
+        seen: set[str] = set()
+        directory = self._tables.plan_net
+        listed = plan_net.plan_documents(directory) if directory else []
+        for plan in [*self._tables.plans, *listed]:
+            doc_id = plan_doc_id(plan["contractYear"], plan_key(plan["bidId"], plan["payerPlanId"]))
+            if doc_id in seen:  # the Plan Finder's record of a bid id wins
+                continue
+            seen.add(doc_id)
             yield self._action("plans", doc_id, plan, Origin(source, 0, ""))
+
+    def _overlay(self, npi: str) -> Overlay | None:
+        directory = self._tables.plan_net
+        listed = directory.providers.pop(npi, None) if directory else None
+        if directory is None or listed is None:
+            return None
+        return Overlay(directory.source, listed, self._links)
+
+    def _documents(self, docs: ProviderDocuments, origin: Origin) -> Iterator[Action]:
+        npi = origin.npi
+        yield self._provider_line(npi), dumps(docs.lookup()), origin
+        yield self._search_line(npi), dumps(docs.search), origin
+        for row in docs.coverage:
+            doc_id = coverage_doc_id(row["contractYear"], row["bidId"], npi, row["locationId"])
+            self._report.plan_net_coverage += 1
+            yield self._action("coverage", doc_id, row, origin)
+        self._report.locations += len(docs.locations)
+        for location in docs.locations:
+            if location["geocodePrecision"] is None:
+                self._report.not_geocoded += 1
+
+    def _listed_only(self) -> Iterator[Action]:
+        """The providers a Plan-Net directory lists and the NPPES file does not."""
+        directory = self._tables.plan_net
+        if directory is None:
+            return
+        count = 0
+        for npi in list(directory.providers):
+            overlay = self._overlay(npi)
+            assert overlay is not None
+            provider = plan_net.listed_provider(overlay.provider, self._tables.nucc)
+            networks = self._networks.get(int(npi), ())
+            docs = overlaid(provider, [], (), networks, [overlay], None)
+            count += 1
+            yield from self._documents(docs, Origin(directory.source, 0, npi))
+        self._report.plan_net_only = count
+        self._report.expected.update(providers=count, search=count)
 
     def _coverage(self) -> Iterator[Action]:
         shared: dict[tuple[PeriodKey, ...], tuple[PeriodKey, ...]] = {}
@@ -113,16 +174,16 @@ class ActionStream:
         origin = Origin(source, item.row_number, npi)
         return self._action("coverage", item.doc_id, doc, origin)
 
-    def _providers(self) -> Iterator[Action]:
+    def _providers(self, path: Path) -> Iterator[Action]:
         # The hot loop of a load (millions of rows): everything it touches is a local.
-        path, name = self._sources.nppes, self._sources.nppes.name
+        name = path.name
         report, rejects, nucc = self._report, self._rejects, self._tables.nucc
         dac_rows, languages = self._tables.dac.rows.get, self._tables.dac.languages.get
-        networks = self._networks.get
-        provider_line = action_lines("index", self._indices["providers"])
-        search_line = action_lines("index", self._indices["search"])
+        networks, overlay = self._networks.get, self._overlay
+        provider_line, search_line = self._provider_line, self._search_line
         seen = NpiSet()
         providers = 0
+        plan_net_npis = self._tables.plan_net is not None
         position = ReadPosition()
         progress = LoadProgress(path, position, bar=self._progress)
         for row in read_nppes(path, position):
@@ -141,19 +202,24 @@ class ActionStream:
                 continue
             npi = row.npi
             dac, spoken, in_network = dac_rows(npi), languages(npi), networks(int(npi))
+            listed = overlay(npi) if plan_net_npis else None
             extras = (
-                Extras(dac or (), spoken or (), in_network or ())
-                if dac or spoken or in_network
+                Extras(dac or (), spoken or (), in_network or (), (listed,) if listed else ())
+                if dac or spoken or in_network or listed
                 else NO_EXTRAS
             )
             docs = build_documents(row, nucc, extras)
             origin = Origin(name, row.row_number, npi)
+            providers += 1
+            if listed is not None:
+                report.plan_net_joined += 1
+                yield from self._documents(docs, origin)
+                continue
             yield provider_line(npi), dumps(docs.lookup()), origin
             yield search_line(npi), dumps(docs.search), origin
             for location in docs.locations:
                 if location["geocodePrecision"] is None:
                     report.not_geocoded += 1
-            providers += 1
             report.locations += len(docs.locations)
         progress.close()
         report.expected.update(providers=providers, search=providers)

@@ -25,6 +25,12 @@ class LoadReport:
     not_geocoded: int = 0  # locations without a point (kept for lookups, not in geo search)
     dac_npis_not_in_nppes: int = 0
     coverage_npis_not_in_nppes: int = 0
+    # A Plan-Net directory: resources per type (read, used, rejected), its providers joined to
+    # an NPPES one or served from it alone, the coverage rows its networks gave.
+    plan_net: dict[str, dict[str, int]] = field(default_factory=dict)
+    plan_net_joined: int = 0
+    plan_net_only: int = 0
+    plan_net_coverage: int = 0
     orphans_removed: list[str] = field(default_factory=list)
     copies: str = (
         ""  # the new version's health when served: green, or yellow (indexer.load.replicas)
@@ -38,12 +44,18 @@ class LoadReport:
     @property
     def indexed(self) -> int:
         """NPPES rows whose documents (lookup and search) were all indexed."""
-        return self.expected["providers"] - self.rejected["bulk_error"]
+        return self.expected["providers"] - self.plan_net_only - self.rejected["bulk_error"]
 
     @property
     def accounted(self) -> bool:
-        """Every NPPES row is indexed, deactivated or rejected with a reason."""
-        return self.rows_read == self.indexed + self.deactivated + sum(self.rejected.values())
+        """Every NPPES row is indexed, deactivated or rejected with a reason, and every Plan-Net
+        resource used or rejected."""
+        resources = all(
+            counts["read"] == counts["used"] + counts["rejected"]
+            for counts in self.plan_net.values()
+        )
+        rows = self.indexed + self.deactivated + sum(self.rejected.values())
+        return self.rows_read == rows and resources
 
     @property
     def providers_per_second(self) -> float:
@@ -86,6 +98,17 @@ def format_report(report: LoadReport) -> list[str]:
         lines.append(f"rejected           {count:>9,}  {source}: {reason}")
     for kind, count in sorted(report.documents.items()):
         lines.append(f"docs {kind:<13} {count:>9,}")
+    for kind, counts in sorted(report.plan_net.items()):
+        lines.append(
+            f"plan-net {kind:<24}read {counts['read']:>8,}  used {counts['used']:>8,}"
+            f"  rejected {counts['rejected']:>8,}"
+        )
+    if report.plan_net:
+        lines += [
+            f"plan-net providers {report.plan_net_joined:,} joined to NPPES,"
+            f" {report.plan_net_only:,} from the directory alone",
+            f"plan-net coverage  {report.plan_net_coverage:,} in-network rows",
+        ]
     lines += [
         f"locations          {report.locations:,} in the provider documents",
         f"not geocoded       {report.not_geocoded:,} locations (kept, not in geo search)",

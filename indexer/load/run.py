@@ -29,6 +29,7 @@ from indexer.sources.dac import DacTable, read_dac
 from indexer.sources.discovery import SourceFiles as SourceFiles
 from indexer.sources.hospitals import read_hospitals
 from indexer.sources.nucc import read_nucc
+from indexer.sources.plan_net import read_plan_net
 from indexer.sources.plans import read_plans
 from indexer.write.bulk import BulkResult, bulk_index
 from indexer.write.collector import batch_gc
@@ -71,7 +72,18 @@ def read_side_tables(sources: SourceFiles, rejects: Rejects, report: LoadReport)
     if sources.hospitals:
         report.source_rows[sources.hospitals.name] = len(hospitals)
     report.source_rows.update(dac.rows_read)
-    return SideTables(nucc=nucc, dac=dac, plans=plans)
+    directory = None
+    if sources.plan_net is not None:
+        directory = read_plan_net(sources.plan_net, rejects.add, sources.plan_net_name)
+        report.plan_net = {
+            kind: {
+                "read": directory.read[kind],
+                "used": directory.used[kind],
+                "rejected": directory.rejected[kind],
+            }
+            for kind in directory.read
+        }
+    return SideTables(nucc=nucc, dac=dac, plans=plans, plan_net=directory)
 
 
 def _account_failures(
@@ -99,7 +111,7 @@ def _account_failures(
 async def load(es: AsyncElasticsearch, sources: SourceFiles, options: LoadOptions) -> LoadReport:
     """Build and publish a new version; returns the report. Raises with aliases untouched.
     Never runs beside another load or an update of the same prefix (indexer.lock)."""
-    async with job_lock(es, options.names, "load", sources.nppes.name):
+    async with job_lock(es, options.names, "load", sources.main.name):
         return await _load(es, sources, options)
 
 
@@ -116,7 +128,7 @@ async def _load(es: AsyncElasticsearch, sources: SourceFiles, options: LoadOptio
             await check_replicas(es, options.replicas)
         except CopiesUnavailable as error:
             raise LoadError(str(error)) from None
-        if options.disk_check:
+        if options.disk_check and sources.nppes is not None:
             try:
                 await preflight.check_disk(es, sources.nppes, options.replicas)
             except preflight.NotEnoughDisk as error:

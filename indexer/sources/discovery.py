@@ -18,7 +18,7 @@ def _first_date(name: str) -> str:
 
 @dataclass(frozen=True)
 class SourceFiles:
-    nppes: Path  # NPPES npidata_pfile, plain or gzip
+    nppes: Path | None  # NPPES npidata_pfile, plain or gzip (None: a Plan-Net directory alone)
     nucc: Path  # NUCC taxonomy CSV
     dac: tuple[Path, ...] = ()  # Doctors & Clinicians / Physician Compare files, any layout
     hospitals: Path | None = None  # CMS Hospital General Information
@@ -26,6 +26,16 @@ class SourceFiles:
     plan_county: Path | None = None  # plans by county
     zip_plan: Path | None = None  # plans by ZIP
     coverage: tuple[Path, ...] = ()  # coverage files (see indexer.sources.coverage)
+    plan_net: Path | None = None  # a payer's Plan-Net export (indexer.sources.plan_net)
+    plan_net_name: str | None = None  # its source name; default: the directory's name
+
+    @property
+    def main(self) -> Path:
+        """The file that names a load (its lock, its disk estimate)."""
+        found = self.nppes or self.plan_net
+        if found is None:
+            raise ValueError("a load needs an NPPES file or a Plan-Net directory")
+        return found
 
     @classmethod
     def discover(cls, directory: Path) -> SourceFiles:

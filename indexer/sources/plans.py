@@ -84,6 +84,8 @@ def _plan_doc(bid: str, name: str, organization: str, plan_type: str, snp: str) 
         planType=plan_type or None,
         snpType=snp or None,
         states=[],
+        payerPlanId=None,
+        source="plan-finder",
     )
 
 

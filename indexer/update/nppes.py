@@ -34,6 +34,7 @@ import orjson
 
 from core.geo import lookup_zip
 from indexer.assembly.documents import Extras, build_documents
+from indexer.assembly.plan_net import overlays_of
 from indexer.assembly.npiset import NpiSet
 from indexer.provenance import JoinFiles, recorded_join_files
 from indexer.sources.dac import DacTable, read_dac
@@ -121,10 +122,13 @@ class _Applier:
     ) -> _Write | None:
         npi = row.npi
         dac = self._joins.dac
+        # What Plan-Net directories said of it stays (its rows are in the coverage index).
+        overlays = overlays_of(indexed[0].get("planNet")) if indexed[0] else {}
         extras = Extras(
             dac.rows.get(npi) or (),
             dac.languages.get(npi) or (),
             current.networks(coverage.get(npi, {}).values()),
+            tuple(overlays.values()),
         )
         docs = build_documents(row, self._joins.nucc, extras)
         new = (_json(docs.lookup()), _json(docs.search))

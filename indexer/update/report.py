@@ -10,10 +10,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-UpdateKind = Literal["nppes", "coverage"]
+UpdateKind = Literal["nppes", "coverage", "plan-net"]
 # Every row of a file ends as exactly one of these (or rejected with a reason).
 NPPES_OUTCOMES = ("added", "changed", "reactivated", "deactivated", "unchanged", "stale")
 COVERAGE_OUTCOMES = ("added", "changed", "removed", "unchanged")
+# A Plan-Net export: outcomes per provider; every resource read is used or rejected.
+PLAN_NET_OUTCOMES = COVERAGE_OUTCOMES
 
 
 @dataclass
@@ -26,6 +28,7 @@ class UpdateReport:
     rejected: Counter[str] = field(default_factory=Counter)  # by reason
     removed: int = 0  # NPPES: deactivated rows whose provider was indexed (now gone)
     search_rewritten: int = 0  # coverage: search documents given their new networks
+    resources: dict[str, dict[str, int]] = field(default_factory=dict)  # Plan-Net, per type
     took_over_from: str | None = None  # the job whose stale lock this update took over
     reject_file: Path | None = None
     applied_at: str = ""
@@ -34,6 +37,8 @@ class UpdateReport:
 
     @property
     def accounted(self) -> bool:
+        if self.kind == "plan-net":
+            return all(c["read"] == c["used"] + c["rejected"] for c in self.resources.values())
         return self.rows_read == sum(self.outcomes.values()) + sum(self.rejected.values())
 
     @property
@@ -67,6 +72,7 @@ class UpdateReport:
             "rejected_by_reason": dict(self.rejected),
             "removed": self.removed,
             "search_rewritten": self.search_rewritten,
+            "resources": self.resources,
             "took_over_from": self.took_over_from,
             "reject_file": str(self.reject_file) if self.reject_file else None,
             "accounted": self.accounted,
@@ -81,6 +87,8 @@ def format_update_report(report: UpdateReport) -> list[str]:
         f"update             {report.kind} {report.file} -> version {report.version}",
         f"rows read          {report.rows_read:,}",
     ]
+    if report.kind == "plan-net":
+        return lines + _plan_net_lines(report)
     lines += [f"  {name:<16} {report.outcomes[name]:,}" for name in names]
     lines += [
         f"  rejected         {sum(report.rejected.values()):,} ({rejected})",
@@ -92,6 +100,22 @@ def format_update_report(report: UpdateReport) -> list[str]:
         lines.append(f"search rewritten   {report.search_rewritten:,} providers' networks")
     if report.took_over_from:
         lines.append(f"took over from     {report.took_over_from} (it did not finish)")
+    if report.reject_file is not None:
+        lines.append(f"reject file        {report.reject_file}")
+    lines += [
+        f"elapsed            {report.elapsed_s:.1f} s",
+        f"peak RSS           {report.peak_rss_mb:,.0f} MB",
+    ]
+    return lines
+
+
+def _plan_net_lines(report: UpdateReport) -> list[str]:
+    lines = [
+        f"  {kind:<24} read {c['read']:>8,}  used {c['used']:>8,}  rejected {c['rejected']:>8,}"
+        for kind, c in sorted(report.resources.items())
+    ]
+    lines.append(f"  all accounted    {'yes' if report.accounted else 'NO'}")
+    lines += [f"providers {name:<8} {report.outcomes[name]:,}" for name in PLAN_NET_OUTCOMES]
     if report.reject_file is not None:
         lines.append(f"reject file        {report.reject_file}")
     lines += [

@@ -26,7 +26,7 @@ from service.coverage.models import (
 
 @dataclass(frozen=True)
 class StoredFacts:
-    plans: dict[str, Plan]  # bid id -> plan (of the request's contract year)
+    plans: dict[str, Plan]  # plan key (core.plans.plan_key) -> plan of the request's year
     providers: dict[str, Provider]  # npi -> provider
     locations: dict[str, list[Location]]  # npi -> its locations
     coverage: list[CoverageDoc]
@@ -46,6 +46,7 @@ def _location_status(location_id: str, known: bool, rows: list[CoverageDoc]) -> 
             "acceptingNewPatients": None,
             "effectiveDate": None,
             "terminationDate": None,
+            "participationSource": None,
         }
     own = [r for r in rows if r["locationId"] in (None, location_id)]
     best = next((r for r in own if r["networkStatus"] == "in_network"), own[0] if own else None)
@@ -56,6 +57,7 @@ def _location_status(location_id: str, known: bool, rows: list[CoverageDoc]) -> 
         "acceptingNewPatients": best["acceptingNewPatients"] if best else None,
         "effectiveDate": best["effectiveDate"] if best else None,
         "terminationDate": best["terminationDate"] if best else None,
+        "participationSource": best["source"] if best else None,
     }
 
 
@@ -102,20 +104,21 @@ def plan_statuses(request: CoverageRequest, facts: StoredFacts, today: date) -> 
         {
             "contractYear": request.contractYear,
             "bidId": bid,
+            "payerPlanId": payer_plan_id,
             "asOf": day.isoformat(),
-            "plan": facts.plans.get(bid),
+            "plan": facts.plans.get(key),
             "providers": [
                 _provider_status(
                     item.npi,
                     item.locationIds,
                     location_ids.get(item.npi),
-                    rows_by_pair.get((bid, item.npi), []),
-                    bid in facts.plans,
+                    rows_by_pair.get((key, item.npi), []),
+                    key in facts.plans,
                 )
                 for item in request.npis
             ],
         }
-        for bid in request.bidIds
+        for key, bid, payer_plan_id in request.plans
     ]
 
 

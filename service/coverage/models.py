@@ -6,13 +6,13 @@ from __future__ import annotations
 from datetime import date
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field, field_validator, with_config
+from pydantic import BaseModel, Field, field_validator, model_validator, with_config
 from typing_extensions import TypedDict
 
 from core.documents import CLOSED, IsoDate, Location, NetworkStatus, Plan, Provider
 from core.network import AnsweredStatus
-from core.plans import canonical_bid_id
-from service.fields import REQUEST_CONFIG, BidId, ContractYear, Npi, reject_null
+from core.plans import canonical_bid_id, plan_key
+from service.fields import REQUEST_CONFIG, BidId, ContractYear, Npi, PayerPlanId, reject_null
 
 MAX_BID_IDS = 50
 MAX_NPIS = 500
@@ -32,7 +32,13 @@ class CoverageRequest(BaseModel):
     model_config = REQUEST_CONFIG
 
     contractYear: ContractYear
-    bidIds: list[BidId] = Field(min_length=1, max_length=MAX_BID_IDS)
+    bidIds: list[BidId] | None = Field(default=None, min_length=1, max_length=MAX_BID_IDS)
+    payerPlanIds: list[PayerPlanId] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_BID_IDS,
+        description="plans a payer's Plan-Net directory names without a bid id (API 1.9)",
+    )
     npis: list[NpiRequest] = Field(min_length=1, max_length=MAX_NPIS)
     asOf: date | None = Field(
         default=None, description="the day to evaluate for (default: today, UTC)"
@@ -45,6 +51,20 @@ class CoverageRequest(BaseModel):
     )
 
     _no_nulls = reject_null
+
+    @model_validator(mode="after")
+    def _some_plan(self) -> CoverageRequest:
+        if self.bidIds is None and self.payerPlanIds is None:
+            raise ValueError("bidIds: give 'bidIds', 'payerPlanIds' or both")
+        return self
+
+    @property
+    def plans(self) -> list[tuple[str, str | None, str | None]]:
+        """(key, bid id, payer plan id) of every plan asked about, in request order; the key
+        as the indices hold it (core.plans.plan_key)."""
+        bids = [(plan_key(bid, None), bid, None) for bid in self.bidIds or []]
+        payers = [(plan_key(None, p), None, p) for p in dict.fromkeys(self.payerPlanIds or [])]
+        return [*bids, *payers]
 
     @field_validator("bidIds")
     @classmethod
@@ -67,6 +87,10 @@ class CoverageRequest(BaseModel):
         return list(by_npi.values())
 
 
+PARTICIPATION_SOURCE = Field(
+    description="the file the participation record comes from: the coverage file's 'source'"
+    " column, or 'plan-net:<directory>' for a payer's Plan-Net directory"
+)
 Reason = Literal[
     "plan_not_found", "provider_not_found", "location_not_found", "no_participation_record"
 ]
@@ -79,6 +103,7 @@ class CoverageLocation(Location):
     acceptingNewPatients: bool | None
     effectiveDate: IsoDate | None
     terminationDate: IsoDate | None
+    participationSource: Annotated[str | None, PARTICIPATION_SOURCE]
 
 
 @with_config(CLOSED)
@@ -91,6 +116,7 @@ class UnknownCoverageLocation(TypedDict):
     acceptingNewPatients: None
     effectiveDate: None
     terminationDate: None
+    participationSource: None
 
 
 @with_config(CLOSED)
@@ -107,7 +133,8 @@ class CoverageProvider(TypedDict):
 @with_config(CLOSED)
 class CoveragePlan(TypedDict):
     contractYear: int
-    bidId: Annotated[str, Field(description="canonical form, e.g. H1234_001_000")]
+    bidId: Annotated[str | None, Field(description="canonical form, e.g. H1234_001_000")]
+    payerPlanId: Annotated[str | None, Field(description="as asked in `payerPlanIds`")]
     asOf: Annotated[IsoDate, Field(description="the day the participation was evaluated for")]
     plan: Plan | None
     providers: list[CoverageProvider]
@@ -124,6 +151,7 @@ class LocationStatus(TypedDict):
     acceptingNewPatients: bool | None
     effectiveDate: IsoDate | None
     terminationDate: IsoDate | None
+    participationSource: Annotated[str | None, PARTICIPATION_SOURCE]
 
 
 @with_config(CLOSED)
@@ -137,7 +165,8 @@ class ProviderStatus(TypedDict):
 @with_config(CLOSED)
 class PlanStatuses(TypedDict):
     contractYear: int
-    bidId: str
+    bidId: str | None
+    payerPlanId: str | None
     asOf: IsoDate
     plan: Plan | None
     providers: list[ProviderStatus]

@@ -9,6 +9,7 @@ from elasticsearch import AsyncElasticsearch
 from core.documents import CoverageDoc, Json, LookupDoc, Plan
 from core.index_contract import IndexNames
 from core.lookup_answers import stored_locations, stored_provider
+from core.plans import plan_key
 from service.coverage.evaluate import StoredFacts
 from service.coverage.models import CoverageRequest
 from service.coverage.query import coverage_searches
@@ -33,7 +34,7 @@ async def read_facts(
     plans, lookups, coverage = (_sources(a) for a in item_answers(result.body, LOOKUP_INDICES))
     providers = [stored_provider(cast(LookupDoc, doc)) for doc in lookups]
     return StoredFacts(
-        plans={p["bidId"]: cast(Plan, p) for p in plans},
+        plans={plan_key(p["bidId"], p["payerPlanId"]): cast(Plan, p) for p in plans},
         providers={p["npis"][0]: p for p in providers},
         locations={
             p["npis"][0]: stored_locations(cast(LookupDoc, doc))

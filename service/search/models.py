@@ -12,7 +12,14 @@ from pydantic import BaseModel, Field, model_validator, with_config
 from typing_extensions import TypedDict
 
 from core.documents import CLOSED, EntityType, Gender, Location, Provider
-from service.fields import REQUEST_CONFIG, BidId, ContractYear, Integral, reject_null
+from service.fields import (
+    REQUEST_CONFIG,
+    BidId,
+    ContractYear,
+    Integral,
+    PayerPlanId,
+    reject_null,
+)
 from service.search.places import LocationInput, PlaceSource, ResolvedFrom
 
 MAX_WINDOW = 10_000  # offset + pageSize beyond this needs a cursor (Elasticsearch's window)
@@ -45,6 +52,7 @@ class SearchRequest(BaseModel):
     entityType: EntityType | None = None
     pcpEligible: bool | None = None
     bidId: BidId | None = None
+    payerPlanId: PayerPlanId | None = None
     contractYear: ContractYear | None = None
     facets: bool = Field(
         default=False,
@@ -84,8 +92,14 @@ class SearchRequest(BaseModel):
             raise ValueError("radius: 'radius' needs a 'location'")
         if self.sort == "distance" and self.location is None:
             raise ValueError("sort: sort 'distance' needs a 'location'")
-        if (self.bidId is None) != (self.contractYear is None):
-            raise ValueError("bidId: 'bidId' and 'contractYear' go together")
+        if self.bidId is not None and self.payerPlanId is not None:
+            raise ValueError("payerPlanId: give 'bidId' or 'payerPlanId', not both")
+        plan = self.bidId if self.bidId is not None else self.payerPlanId
+        if (plan is None) != (self.contractYear is None):
+            raise ValueError(
+                "contractYear: 'contractYear' goes with 'bidId' or 'payerPlanId' (in network for"
+                " that plan year)"
+            )
         return self
 
     @property

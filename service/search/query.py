@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.network import in_network_clause, network_key
-from core.plans import canonical_bid_id
+from core.plans import canonical_bid_id, plan_key
 from core.text import normalize
 from service.search.facets import facet_aggregations
 from service.search.geo_clauses import distance_sort, point, radius_filter
@@ -145,9 +145,9 @@ def _filters(question: Question) -> list[Body]:
         filters.append({"term": {"entityType": request.entityType}})
     if request.pcpEligible is not None:
         filters.append({"term": {"pcpEligible": request.pcpEligible}})
-    if request.bidId and request.contractYear:
-        bid = canonical_bid_id(request.bidId) or request.bidId
-        key = network_key(request.contractYear, bid)
+    if request.contractYear is not None:
+        bid = canonical_bid_id(request.bidId) if request.bidId else None
+        key = network_key(request.contractYear, plan_key(bid, request.payerPlanId))
         filters.append(in_network_clause(key, question.today))
     return filters
 

@@ -28,7 +28,7 @@ from service.web.problems import PROBLEM_CONTENT_TYPE, Problem
 from service.web.routes import Route, api_routes, service_routes
 from service.web.settings import ALL_SCOPES, Settings
 
-API_VERSION = "1.8.0"
+API_VERSION = "1.9.0"
 # Requests validate (pydantic models); answers are TypedDicts the handlers are type-checked
 # against. Both are read by pydantic here, so the document is generated from the one definition.
 _REQUESTS: tuple[type[Any], ...] = (SearchRequest, CoverageRequest)
@@ -59,6 +59,7 @@ def _schemas() -> Json:
     _, top = TypeAdapter.json_schemas(inputs, ref_template="#/components/schemas/{model}")
     schemas: Json = top["$defs"]
     schemas["SearchRequest"] |= SEARCH_RULES
+    schemas["CoverageRequest"] |= COVERAGE_RULES
     return schemas
 
 
@@ -81,12 +82,21 @@ SEARCH_RULES: Json = {
             "if": {"required": ["sort"], "properties": {"sort": {"const": "distance"}}},
             "then": {"required": ["location"]},
         },
+        {
+            "if": {"required": ["contractYear"]},
+            "then": {"anyOf": [{"required": ["bidId"]}, {"required": ["payerPlanId"]}]},
+        },
+        {"not": {"required": ["bidId", "payerPlanId"]}},
     ],
     "dependentRequired": {
         "radius": ["location"],
         "bidId": ["contractYear"],
-        "contractYear": ["bidId"],
+        "payerPlanId": ["contractYear"],
     },
+}
+# The plans a coverage request asks about: bid ids, a payer's own plan ids, or both.
+COVERAGE_RULES: Json = {
+    "allOf": [{"anyOf": [{"required": ["bidIds"]}, {"required": ["payerPlanIds"]}]}]
 }
 
 

@@ -1,0 +1,252 @@
+"""``--plan-net DIR``: a payer's Plan-Net export -> its providers by NPI, its plans and who is in
+which network where (indexer.sources.plan_net_files reads the files in reference order).
+
+Every resource is accounted for: ``read`` = ``used`` + ``rejected`` per type. A resource is
+rejected (into the reject file, with its reason) when it is not valid JSON or not a Plan-Net
+type, lacks what the directory needs (an NPI where the join needs one), has a code outside its
+value set, or points at a resource the export lacks or rejected; nothing stops the load.
+
+Memory: the export is read line by line; what is kept is per provider (its record, sites and
+network memberships) plus the shared sites, networks and plans, as the Doctors & Clinicians
+table is (figures in BENCHMARKS.md).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from indexer.sources import plan_net_resources as read
+from indexer.sources.plan_net_files import RESOURCE_TYPES, Resource, Unreadable, read_export
+from indexer.sources.plan_net_records import NPI_SYSTEM, Invalid, Org, Person, Plan, Site
+
+Reject = Callable[[str, int, str, str], None]  # (file name, line, npi, reason)
+
+
+@dataclass(frozen=True, slots=True)
+class Membership:
+    """The provider is in ``network`` at ``site`` (None: wherever it practises)."""
+
+    network: str
+    site: str | None
+    new_patients: str | None
+    start: str | None
+    end: str | None
+
+
+@dataclass(slots=True)
+class PlanNetProvider:
+    person: Person
+    sites: dict[str, Site] = field(default_factory=dict)  # by reference, first named first
+    new_patients: dict[str, str] = field(default_factory=dict)  # per site, from roles/services
+    taxonomies: list[tuple[str, str | None]] = field(default_factory=list)
+    memberships: list[Membership] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Service:
+    sites: tuple[str, ...]
+    new_patients: str | None
+
+
+@dataclass
+class PlanNetDirectory:
+    name: str  # the source name every value from this export carries ("plan-net:<name>")
+    providers: dict[str, PlanNetProvider] = field(default_factory=dict)  # by NPI
+    plans: dict[str, Plan] = field(default_factory=dict)  # by reference
+    networks: dict[str, str | None] = field(default_factory=dict)  # reference -> name
+    read: Counter[str] = field(default_factory=Counter)  # per resource type
+    used: Counter[str] = field(default_factory=Counter)
+    rejected: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def source(self) -> str:
+        return f"plan-net:{self.name}"
+
+    @property
+    def accounted(self) -> bool:
+        kinds = set(self.read) | set(self.rejected)
+        return all(self.read[k] == self.used[k] + self.rejected[k] for k in kinds)
+
+
+class _Builder:
+    def __init__(self, directory: PlanNetDirectory, reject: Reject) -> None:
+        self.directory = directory
+        self._reject = reject
+        self._orgs: dict[str, Org] = {}
+        self._sites: dict[str, Site] = {}
+        self._people: dict[str, str] = {}  # Practitioner reference -> NPI
+        self._services: dict[str, Service] = {}
+        self._refused: dict[str, str] = {}  # reference -> why it was rejected
+        self._known: set[str] = set()  # every accepted reference, whatever its type
+
+    def refuse(self, kind: str, place: Any, npi: str, reason: str, ref: str | None) -> None:
+        self.directory.rejected[kind] += 1
+        if ref is not None:
+            self._refused[ref] = reason
+        self._reject(place.file, place.line, npi, reason)
+
+    def resolve(self, ref: str | None, wanted: Iterable[str] = ()) -> str:
+        """``ref`` when the export holds it (and it is one of ``wanted`` types, if given)."""
+        if ref is None:
+            raise Invalid("bad_reference")
+        if ref not in self._known:
+            why = self._refused.get(ref)
+            # The kind, not the id, so the report counts alike reasons together; the reject
+            # file's line says which resource it is.
+            kind = ref.partition("/")[0]
+            raise Invalid(f"dangling_reference: {kind}" + (f" ({why})" if why else ""))
+        if wanted and ref.partition("/")[0] not in wanted:
+            raise Invalid(f"wrong_reference: {ref.partition('/')[0]}")
+        return sys.intern(ref)
+
+    def present(self, ref: str | None) -> None:
+        """The export holds ``ref``, whether it was used or rejected."""
+        if ref is None or (ref not in self._known and ref not in self._refused):
+            raise Invalid(
+                f"dangling_reference: {ref.partition('/')[0]}" if ref else "bad_reference"
+            )
+
+    def _provider(self, npi: str) -> PlanNetProvider:
+        return self.directory.providers[npi]
+
+    def _add_person(self, person: Person) -> None:
+        if person.npi in self.directory.providers:
+            raise Invalid("duplicate_npi")
+        self.directory.providers[person.npi] = PlanNetProvider(person)
+
+    def take(self, resource: Resource) -> None:
+        body, kind = resource.body, resource.type
+        ref = f"{kind}/{body['id']}"
+        if ref in self._known or ref in self._refused:
+            raise Invalid("duplicate_id")
+        if kind == "Organization":
+            org = read.organization(body)
+            if org.person is not None:
+                self._add_person(org.person)
+            if org.kind == "ntwk":
+                self.directory.networks[ref] = org.name
+            self._orgs[ref] = org
+        elif kind == "Location":
+            self._sites[ref] = read.location(body)
+        elif kind == "Practitioner":
+            person = read.practitioner(body)
+            self._add_person(person)
+            self._people[ref] = person.npi
+        elif kind == "HealthcareService":
+            sites = self._references(_list(body, "location"), "Location")
+            self._services[ref] = Service(tuple(sites), read.new_patients(body))
+        elif kind == "InsurancePlan":
+            plan = read.insurance_plan(body)
+            for network in plan.networks:
+                self.resolve(network, ["Organization"])
+            self.directory.plans[ref] = plan
+        elif kind == "PractitionerRole":
+            self._role(body)
+        elif kind == "OrganizationAffiliation":
+            self._affiliation(body)
+        self._known.add(ref)
+
+    def _join(
+        self,
+        npi: str,
+        body: dict[str, Any],
+        networks: list[str],
+        sites: list[str],
+        services: list[str],
+    ) -> None:
+        """What a role or affiliation says: the provider practises at ``sites`` (and where its
+        ``services`` are offered) and is in ``networks`` there."""
+        for network in networks:
+            if network not in self.directory.networks:
+                raise Invalid("not_a_network")
+        provider = self._provider(npi)
+        own = read.new_patients(body)
+        offered = [self._services[s] for s in services]
+        for service in offered:
+            sites += [s for s in service.sites if s not in sites]
+        said = own or next((s.new_patients for s in offered if s.new_patients), None)
+        for site in sites:
+            provider.sites.setdefault(site, self._sites[site])
+            if said is not None:
+                provider.new_patients[site] = said
+        provider.taxonomies += [
+            t for t in read.taxonomies(body.get("specialty")) if t not in provider.taxonomies
+        ]
+        period: dict[str, Any] = body["period"] if isinstance(body.get("period"), dict) else {}
+        for network in networks:
+            where: list[str | None] = [*sites] or [None]
+            for at in where:
+                accepting = said
+                if accepting is None and at is not None:
+                    accepting = self._sites[at].new_patients
+                provider.memberships.append(
+                    Membership(network, at, accepting, period.get("start"), period.get("end"))
+                )
+
+    def _references(self, values: list[Any], wanted: str) -> list[str]:
+        return [self.resolve(read.reference(v), [wanted]) for v in values]
+
+    def _role(self, body: dict[str, Any]) -> None:
+        practitioner = self.resolve(read.reference(body.get("practitioner")), ["Practitioner"])
+        organization = body.get("organization")
+        if organization is not None:  # not used, so one the export rejected will do
+            self.present(read.reference(organization))
+        self._join(
+            self._people[practitioner],
+            body,
+            [self.resolve(n, ["Organization"]) for n in read.network_references(body)],
+            self._references(_list(body, "location"), "Location"),
+            self._references(_list(body, "healthcareService"), "HealthcareService"),
+        )
+
+    def _affiliation(self, body: dict[str, Any]) -> None:
+        participant = body.get("participatingOrganization")
+        person = self._orgs[self.resolve(read.reference(participant), ["Organization"])].person
+        if person is None:
+            raise Invalid("participant_without_npi")
+        self._join(
+            person.npi,
+            body,
+            self._references(_list(body, "network"), "Organization"),
+            self._references(_list(body, "location"), "Location"),
+            self._references(_list(body, "healthcareService"), "HealthcareService"),
+        )
+
+
+def _list(body: dict[str, Any], key: str) -> list[Any]:
+    value = body.get(key)
+    return value if isinstance(value, list) else []
+
+
+def _npi_of(resource: Resource) -> str:
+    for identifier in resource.body.get("identifier") or []:
+        if isinstance(identifier, dict) and identifier.get("system") == NPI_SYSTEM:
+            return str(identifier.get("value") or "")
+    return ""
+
+
+def read_plan_net(path: Path, reject: Reject, name: str | None = None) -> PlanNetDirectory:
+    """The export in ``path`` (a directory); ``name`` defaults to the directory's name."""
+    directory = PlanNetDirectory(name or path.resolve().name)
+    builder = _Builder(directory, reject)
+    for item in read_export(path):
+        if isinstance(item, Unreadable):
+            directory.read["(unreadable)"] += 1
+            builder.refuse("(unreadable)", item.place, "", item.reason, None)
+            continue
+        directory.read[item.type] += 1
+        try:
+            builder.take(item)
+        except Invalid as invalid:
+            ref = f"{item.type}/{item.body['id']}"
+            builder.refuse(item.type, item.place, _npi_of(item), str(invalid), ref)
+            continue
+        directory.used[item.type] += 1
+    for kind in RESOURCE_TYPES:
+        directory.read.setdefault(kind, 0)
+    return directory

@@ -1,0 +1,89 @@
+"""What the directory keeps of each Plan-Net resource, and the systems and codes it reads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+NPI_SYSTEM = "http://hl7.org/fhir/sid/us-npi"
+BID_ID_SYSTEM = "https://www.cms.gov/medicare/ma-plan-id"
+NUCC_SYSTEM = "http://nucc.org/provider-taxonomy"
+LANGUAGE_SYSTEM = "urn:ietf:bcp:47"
+PLAN_NET = "http://hl7.org/fhir/us/davinci-pdex-plan-net/StructureDefinition/"
+NETWORK_REFERENCE = PLAN_NET + "network-reference"
+NEW_PATIENTS = PLAN_NET + "newpatients"
+GEOLOCATION = "http://hl7.org/fhir/StructureDefinition/geolocation"
+_CODE_SYSTEMS = "http://hl7.org/fhir/us/davinci-pdex-plan-net/CodeSystem/"
+ACCEPTING_SYSTEM = _CODE_SYSTEMS + "AcceptingPatientsCS"
+ORG_TYPE_SYSTEM = _CODE_SYSTEMS + "OrgTypeCS"
+# AcceptingPatientsCS -> the directory's words for it (core.documents.NewPatients).
+NEW_PATIENT_CODES = {
+    "newpt": "accepting",
+    "existptonly": "existing_patients_only",
+    "existptfam": "existing_patients_and_family",
+    "nopt": "not_accepting",
+}
+
+
+class Invalid(ValueError):
+    """The resource cannot be used; the message is the reject file's reason."""
+
+
+@dataclass(frozen=True, slots=True)
+class Hours:
+    days: tuple[str, ...]
+    all_day: bool
+    opens: str | None
+    closes: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """A Location resource."""
+
+    name: str | None
+    line1: str
+    line2: str
+    city: str
+    state: str
+    zip: str
+    lat: float | None
+    lng: float | None
+    phones: tuple[str, ...]
+    faxes: tuple[str, ...]
+    hours: tuple[Hours, ...]
+    new_patients: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Person:
+    """A Practitioner, or an Organization that is a provider (it has an NPI)."""
+
+    npi: str
+    individual: bool
+    organization_name: str | None
+    first: str | None
+    middle: str | None
+    last: str | None
+    prefix: str | None
+    suffix: str | None
+    gender: str | None
+    languages: tuple[str, ...]
+    taxonomies: tuple[tuple[str, str | None], ...]  # (NUCC code, display)
+
+
+@dataclass(frozen=True, slots=True)
+class Org:
+    kind: str | None  # OrgTypeCS code
+    name: str | None
+    person: Person | None  # a provider organisation (an NPI)
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    bid_id: str | None
+    payer_plan_id: str
+    name: str | None
+    owner: str | None  # the ownedBy reference's display
+    networks: tuple[str, ...]  # references
+    start: str | None
+    end: str | None

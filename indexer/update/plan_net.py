@@ -1,0 +1,237 @@
+"""``provider-indexer update --plan-net DIR``: a newer export of a payer's Plan-Net directory
+applied in place to the live version. What the newer export says replaces what the directory
+of that name said before (``--plan-net-name``, default the directory's name): roles added or
+removed, a practitioner leaving a network, languages and locations changed.
+
+The providers it decides are those the export lists and those the directory added to before
+(the search index's ``sources``). Each ends as one outcome: **added** (a provider only the
+directory lists, new), **changed**, **removed** (the directory alone listed it and no longer
+does), **unchanged** (nothing written, so applying the same export twice changes nothing). A
+provider's documents are rebuilt from what was there before any directory added to it (kept
+in its lookup document) with every directory's overlay, the newer one for this directory; its
+coverage rows from this directory are replaced, other sources' rows kept; its in-network
+periods are those of the rows it has then. Everything becomes visible in one refresh.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, cast
+
+import orjson
+from elasticsearch.helpers import async_scan
+
+from core.documents import CoverageDoc, Location, Provider
+from core.index_contract import coverage_doc_id, plan_doc_id
+from core.lookup_answers import stored_locations, stored_provider
+from core.plans import plan_key
+from indexer.assembly import plan_net
+from indexer.assembly.documents import (
+    ProviderDocuments,
+    overlaid,
+    search_document,
+    stored_base,
+)
+from indexer.assembly.plan_net import Overlay, PlanLink
+from indexer.provenance import recorded_join_files
+from indexer.sources.nucc import read_nucc
+from indexer.sources.plan_net import PlanNetDirectory, read_plan_net
+from indexer.update import indexed as current
+from indexer.update.live_version import LiveVersion, visible_together
+from indexer.update.options import UpdateError, UpdateOptions, update_session
+from indexer.update.report import UpdateReport
+from indexer.write.bulk import Action, Origin, action_lines, bulk_index, chunked
+
+Doc = dict[str, Any]
+# What an overlay changes in the search document of a provider the NPPES file lists.
+_OVERLAY_FIELDS = ("languages", "points", "locations", "provider", "networks", "sources")
+
+
+async def _listed_before(es: Any, index: str, source: str) -> set[str]:
+    query = {"query": {"term": {"sources": source}}, "_source": False}
+    return {hit["_id"] async for hit in async_scan(es, index=index, query=query, size=5000)}
+
+
+def _base(lookup: Doc) -> tuple[Provider, list[Location], list[str]] | None:
+    """The provider before any directory added to it; None when directories alone list it."""
+    if "planNet" not in lookup:
+        return stored_provider(cast(Any, lookup)), stored_locations(cast(Any, lookup)), []
+    if lookup.get("base") is None:
+        return None
+    fields = orjson.loads(lookup["base"])
+    return fields["provider"], fields["locations"], fields["otherNames"]
+
+
+def _json(doc: object) -> Doc:
+    parsed: Doc = orjson.loads(orjson.dumps(doc))
+    return parsed
+
+
+class _Applier:
+    def __init__(
+        self,
+        live: LiveVersion,
+        directory: PlanNetDirectory,
+        report: UpdateReport,
+        nucc: dict[str, Any],
+    ) -> None:
+        self._indices = live.indices
+        self._directory = directory
+        self._source = directory.source
+        self._links: dict[str, list[PlanLink]] = plan_net.plan_links(directory)
+        self._report = report
+        self._nucc = nucc
+
+    def _overlays(self, lookup: Doc | None, npi: str) -> list[Overlay]:
+        kept = plan_net.overlays_of(lookup.get("planNet") if lookup else None)
+        kept.pop(self._source, None)
+        listed = self._directory.providers.get(npi)
+        if listed is not None:
+            kept[self._source] = Overlay(self._source, listed, self._links)
+        return list(kept.values())
+
+    def _rebuild(
+        self, npi: str, lookup: Doc | None, rows: dict[str, CoverageDoc]
+    ) -> tuple[ProviderDocuments | None, bool]:
+        """The provider's documents now (None: nobody lists it any more), and whether the
+        NPPES file lists it."""
+        overlays = self._overlays(lookup, npi)
+        base = _base(lookup) if lookup else None
+        networks = current.networks(r for r in rows.values() if r["source"] != self._source)
+        if base is not None:
+            provider, locations, other_names = base
+            if not overlays:
+                search = search_document(provider, locations, tuple(other_names), networks)
+                return ProviderDocuments(provider, locations, search), True
+            stored = _stored_base(lookup)
+            return overlaid(provider, locations, other_names, networks, overlays, stored), True
+        if not overlays:
+            return None, False
+        listed = next((o for o in overlays if o.source == self._source), overlays[0])
+        provider = plan_net.listed_provider(listed.provider, self._nucc)
+        return overlaid(provider, [], (), networks, overlays, None), False
+
+    async def apply(self, es: Any, npis: Sequence[str]) -> None:
+        indices = self._indices
+        lookups, searches, coverage = await asyncio.gather(
+            current.documents(es, indices["providers"], npis),
+            current.documents(es, indices["search"], npis),
+            current.coverage_rows(es, indices["coverage"], npis),
+        )
+        actions: list[Action] = []
+        for npi in npis:
+            lookup, search = lookups.get(npi), searches.get(npi)
+            rows = coverage.get(npi, {})
+            docs, nppes_listed = self._rebuild(npi, lookup, rows)
+            origin = Origin(self._directory.source, 0, npi)
+            mine = {i: r for i, r in rows.items() if r["source"] == self._source}
+            new_rows = {
+                coverage_doc_id(r["contractYear"], r["bidId"], npi, r["locationId"]): r
+                for r in (docs.coverage if docs else [])
+                if r["source"] == self._source
+            }
+            actions += self._coverage_actions(mine, new_rows, origin)
+            if docs is None:
+                if lookup is not None:
+                    actions += [self._delete("providers", npi, origin)]
+                    actions += [self._delete("search", npi, origin)]
+                    self._report.outcomes["removed"] += 1
+                continue
+            if nppes_listed and search is not None:
+                # Names and the other text come from the NPPES row, which this export lacks.
+                fresh = _json(docs.search)
+                docs.search = cast(Any, {**search, **{f: fresh[f] for f in _OVERLAY_FIELDS}})
+            written = self._provider_actions(npi, lookup, search, docs, origin)
+            actions += written
+            changed = bool(written) or mine.keys() != new_rows.keys()
+            outcome = "added" if lookup is None else "changed" if changed else "unchanged"
+            self._report.outcomes[outcome] += 1
+        result = await bulk_index(es, actions, chunk_size=1000)
+        if result.failed:
+            raise UpdateError(
+                f"{len(result.failed)} documents were refused ({result.failed[0].reason});"
+                " run the update again"
+            )
+
+    def _delete(self, kind: Any, doc_id: str, origin: Origin) -> Action:
+        return action_lines("delete", self._indices[kind])(doc_id), b"", origin
+
+    def _index(self, kind: Any, doc_id: str, doc: object, origin: Origin) -> Action:
+        return action_lines("index", self._indices[kind])(doc_id), orjson.dumps(doc), origin
+
+    def _coverage_actions(
+        self, old: dict[str, CoverageDoc], new: dict[str, CoverageDoc], origin: Origin
+    ) -> list[Action]:
+        actions = [self._delete("coverage", i, origin) for i in old if i not in new]
+        actions += [
+            self._index("coverage", i, row, origin)
+            for i, row in new.items()
+            if _json(row) != old.get(i)
+        ]
+        return actions
+
+    def _provider_actions(
+        self,
+        npi: str,
+        lookup: Doc | None,
+        search: Doc | None,
+        docs: ProviderDocuments,
+        origin: Origin,
+    ) -> list[Action]:
+        actions: list[Action] = []
+        new_lookup, new_search = _json(docs.lookup()), _json(docs.search)
+        if new_lookup != lookup:
+            actions.append(self._index("providers", npi, new_lookup, origin))
+        if new_search != search:
+            actions.append(self._index("search", npi, new_search, origin))
+        return actions
+
+
+def _stored_base(lookup: Doc | None) -> str | None:
+    """The base of a provider NPPES lists, as the lookup document keeps it under an overlay."""
+    if lookup is None:
+        return None
+    if "planNet" in lookup:
+        return cast(str | None, lookup.get("base"))
+    provider, locations = stored_provider(cast(Any, lookup)), stored_locations(cast(Any, lookup))
+    return stored_base(provider, locations, [])
+
+
+async def _plans(es: Any, live: LiveVersion, directory: PlanNetDirectory) -> None:
+    index = live.indices["plans"]
+    query = {"query": {"term": {"source": directory.source}}, "_source": False}
+    before = {hit["_id"] async for hit in async_scan(es, index=index, query=query)}
+    actions: list[Action] = []
+    origin = Origin(directory.source, 0, "")
+    for plan in plan_net.plan_documents(directory):
+        doc_id = plan_doc_id(plan["contractYear"], plan_key(plan["bidId"], plan["payerPlanId"]))
+        before.discard(doc_id)
+        actions.append((action_lines("index", index)(doc_id), orjson.dumps(plan), origin))
+    actions += [(action_lines("delete", index)(i), b"", origin) for i in before]
+    result = await bulk_index(es, actions)
+    if result.failed:
+        raise UpdateError(f"plans refused ({result.failed[0].reason}); run the update again")
+
+
+async def update_plan_net(
+    es: Any, path: Path, options: UpdateOptions, name: str | None = None
+) -> UpdateReport:
+    """Apply a newer Plan-Net export of a directory to the live version; returns the report."""
+    async with update_session(es, "plan-net", path, options) as (live, report, rejects):
+        files = options.join_files or recorded_join_files(live.record.get("sources"))
+        nucc = await asyncio.to_thread(read_nucc, files.nucc)
+        directory = await asyncio.to_thread(read_plan_net, path, rejects.add, name)
+        report.rows_read = sum(directory.read.values())
+        report.resources = {
+            kind: {"read": n, "used": directory.used[kind], "rejected": directory.rejected[kind]}
+            for kind, n in directory.read.items()
+        }
+        applier = _Applier(live, directory, report, nucc)
+        async with visible_together(es, list(live.indices.values())):
+            await _plans(es, live, directory)
+            before = await _listed_before(es, live.indices["search"], directory.source)
+            for npis in chunked(sorted(before | set(directory.providers)), options.batch_rows):
+                await applier.apply(es, npis)
+    return report

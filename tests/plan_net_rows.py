@@ -1,0 +1,80 @@
+"""What the Plan-Net reference export in shared says, read with plain JSON: the expectations of
+the Plan-Net tests, never the indexer's reading of it."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from core.npi import is_valid_npi
+
+PLAN_NET_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "raw" / "plannet_fhir"
+NPI_SYSTEM = "http://hl7.org/fhir/sid/us-npi"
+NETWORK_EXTENSION = (
+    "http://hl7.org/fhir/us/davinci-pdex-plan-net/StructureDefinition/network-reference"
+)
+NEW_HAVEN = {"lat": 41.3083, "lng": -72.9279}
+
+
+def resources(kind: str, directory: Path = PLAN_NET_DIR) -> Iterator[dict[str, Any]]:
+    for path in sorted(directory.glob(f"*_{kind}.ndjson")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                yield json.loads(line)
+
+
+def npi_of(resource: dict[str, Any]) -> str | None:
+    for identifier in resource.get("identifier", []):
+        if identifier.get("system") == NPI_SYSTEM:
+            return str(identifier["value"])
+    return None
+
+
+def usable_practitioners() -> dict[str, dict[str, Any]]:
+    """Practitioner reference -> resource, for those whose NPI is valid and used once."""
+    found: dict[str, dict[str, Any]] = {}
+    seen: dict[str, int] = {}
+    for resource in resources("Practitioner"):
+        npi = npi_of(resource)
+        if npi and is_valid_npi(npi):
+            seen[npi] = seen.get(npi, 0) + 1
+            found[f"Practitioner/{resource['id']}"] = resource
+    return {ref: r for ref, r in found.items() if seen[npi_of(r) or ""] == 1}
+
+
+def languages(practitioner: dict[str, Any]) -> set[str]:
+    return {
+        coding["code"]
+        for item in practitioner.get("communication", [])
+        for coding in item.get("coding", [])
+    }
+
+
+def positions() -> dict[str, tuple[float, float]]:
+    """Location reference -> (lat, lng) of those with a position."""
+    return {
+        f"Location/{r['id']}": (r["position"]["latitude"], r["position"]["longitude"])
+        for r in resources("Location")
+        if "position" in r
+    }
+
+
+def role_networks(role: dict[str, Any]) -> set[str]:
+    return {
+        e["valueReference"]["reference"]
+        for e in role.get("extension", [])
+        if e.get("url") == NETWORK_EXTENSION
+    }
+
+
+def miles(a: tuple[float, float], b: tuple[float, float]) -> float:
+    """Haversine, in miles: independent of the service's distance."""
+    lat1, lng1, lat2, lng2 = map(math.radians, (*a, *b))
+    h = (
+        math.sin((lat2 - lat1) / 2) ** 2
+        + math.cos(lat1) * math.cos(lat2) * math.sin((lng2 - lng1) / 2) ** 2
+    )
+    return 2 * 3958.7613 * math.asin(math.sqrt(h))
