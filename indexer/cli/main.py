@@ -28,8 +28,8 @@ from indexer.provenance import JoinFiles, ProvenanceError
 from indexer.settings import IndexerSettings
 from indexer.update.coverage import update_coverage
 from indexer.update.nppes import update_nppes
-from indexer.update.plan_net import update_plan_net
 from indexer.update.options import UpdateError, UpdateOptions
+from indexer.update.plan_net import update_plan_net
 from indexer.update.report import format_update_report
 
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "data" / "sample"

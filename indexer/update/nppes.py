@@ -34,8 +34,8 @@ import orjson
 
 from core.geo import lookup_zip
 from indexer.assembly.documents import Extras, build_documents
-from indexer.assembly.plan_net import overlays_of
 from indexer.assembly.npiset import NpiSet
+from indexer.assembly.plan_net import overlays_of
 from indexer.provenance import JoinFiles, recorded_join_files
 from indexer.sources.dac import DacTable, read_dac
 from indexer.sources.hospitals import read_hospitals
