@@ -78,3 +78,8 @@ def miles(a: tuple[float, float], b: tuple[float, float]) -> float:
         + math.cos(lat1) * math.cos(lat2) * math.sin((lng2 - lng1) / 2) ** 2
     )
     return 2 * 3958.7613 * math.asin(math.sqrt(h))
+
+
+def practitioner_of(role: dict[str, Any]) -> str | None:
+    reference = role.get("practitioner", {}).get("reference")
+    return str(reference) if reference else None
