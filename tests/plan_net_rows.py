@@ -80,6 +80,6 @@ def miles(a: tuple[float, float], b: tuple[float, float]) -> float:
     return 2 * 3958.7613 * math.asin(math.sqrt(h))
 
 
-def practitioner_of(role: dict[str, Any]) -> str | None:
-    reference = role.get("practitioner", {}).get("reference")
-    return str(reference) if reference else None
+def practitioner_of(role: dict[str, Any]) -> str:
+    """The role's practitioner reference ("" when it names none)."""
+    return str(role.get("practitioner", {}).get("reference") or "")
