@@ -20,6 +20,7 @@ from indexer.cli.parsers import parser
 from indexer.cli.status import rollback_lines, status_lines
 from indexer.generate.coverage import generate_coverage
 from indexer.generate.nppes import generate_nppes
+from indexer.generate.plan_net import generate_plan_net
 from indexer.generate.weekly import UpdateCounts, generate_update
 from indexer.load.report import format_report
 from indexer.load.run import LoadError, LoadOptions, SourceFiles, load
@@ -157,6 +158,10 @@ def _generate(args: argparse.Namespace) -> int:
         )
     elif args.command == "generate-update":
         stats = _generate_update(source or SourceFiles.discover(SAMPLE_DIR).main, args)
+    elif args.command == "generate-plan-net":
+        stats = generate_plan_net(
+            args.nppes, args.out, seed=args.seed, payer=args.payer, plans=args.plans, nucc=args.nucc
+        )
     else:
         stats = generate_coverage(
             args.nppes, args.plans, args.zip_plan, args.plan_county, args.out, seed=args.seed

@@ -138,6 +138,17 @@ def _generate_parsers(commands: argparse._SubParsersAction[argparse.ArgumentPars
     coverage.add_argument("--plans", type=Path, required=True)
     coverage.add_argument("--out", type=Path, required=True)
     coverage.add_argument("--seed", type=int, default=1)
+    plan_net = commands.add_parser(
+        "generate-plan-net",
+        help="write a synthetic Plan-Net export (every resource type, NDJSON per type) of the"
+        " providers of an NPPES file",
+    )
+    plan_net.add_argument("--nppes", type=Path, required=True)
+    plan_net.add_argument("--out", type=Path, required=True, help="the export directory")
+    plan_net.add_argument("--plans", type=Path, help="Plan Finder plans CSV: real bid ids")
+    plan_net.add_argument("--nucc", type=Path, help="NUCC taxonomy CSV: specialty names")
+    plan_net.add_argument("--payer", default="Synthetic Health Plan")
+    plan_net.add_argument("--seed", type=int, default=1)
     update = commands.add_parser(
         "generate-update",
         help="write an NPPES weekly incremental file made from the rows of an NPPES file",

@@ -1,0 +1,296 @@
+"""``provider-indexer generate-plan-net``: a SYNTHETIC payer directory in the HL7 Da Vinci PDex
+Plan-Net (FHIR R4) shape, written as a bulk ``$export`` writes it: one NDJSON file per resource
+type (``Practitioner.ndjson``, ``Location.ndjson``, ...), one compact resource per line.
+
+Real NPPES rows (their NPIs, names, taxonomies, addresses) become Practitioners and Organizations
+with their roles and services; each practice address becomes one Location near its ZIP centroid.
+The payer, its networks and plans come first. Network membership, languages, accepting-patients
+status, hours and positions are NOT real: each is a seeded hash of the NPI (or address), so the
+same inputs and seed give byte-identical files. Memory holds one row and the 8-byte keys of the
+addresses seen, whatever the file's size.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import resource
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import date
+from hashlib import blake2b
+from pathlib import Path
+
+import orjson
+
+from core.geo import ZipPlace, lookup_zip, zip5
+from indexer.assembly.locations import format_zip, match_key
+from indexer.generate import plan_net_resources as fhir
+from indexer.generate.plan_net_resources import Draws, Payer, Resource, base, compact, ref
+from indexer.sources.nppes import NppesRecord, read_nppes
+from indexer.sources.nucc import read_nucc
+from indexer.sources.plans import PLAN_YEAR, read_plans
+from indexer.write.collector import batch_gc
+
+RESOURCE_TYPES = (
+    "Organization", "InsurancePlan", "Location", "Practitioner", "PractitionerRole",
+    "HealthcareService", "OrganizationAffiliation", "Endpoint",
+)  # fmt: skip
+ENDPOINT_PER_MILLE = 100
+_DELIVERY = f"{fhir.PLAN_NET}/StructureDefinition/delivery-method"
+_CONNECTION_TYPES = "http://terminology.hl7.org/CodeSystem/endpoint-connection-type"
+# Fictional bid ids (contract H9xxx) for when no plan file is given.
+_FIXED_BIDS = (("H9001-001-000", "HMO"), ("H9001-002-000", "HMO"), ("H9002-001-000", "PPO"))
+# Draws slots of an organisation (NPI draws) and of a location (drawn from its id).
+_ENDPOINT_SLOT, _LAT_SLOT, _LNG_SLOT, _PATIENTS_SLOT, _ACCEPT_SLOT = 16, 20, 21, 22, 23
+# An organisation's HealthcareServiceCategoryCS code by NUCC taxonomy prefix (as for roles);
+# anything else (193* groups, a physician's code) is a medical group.
+_ORG_CATEGORIES = {
+    "261Q": "outpat", "261QU": "urg", "261QM08": "behav", "27": "hosp", "28": "hosp",
+    "3336": "pharm", "183": "pharm", "291": "lab", "332": "dme", "335": "dme", "251": "other",
+    "251E": "home", "251G": "home", "253Z": "home", "251S": "behav", "31": "other", "32": "behav",
+    "34": "trans", "10": "behav", "12": "dent", "152W": "vis", "156F": "vis",
+}  # fmt: skip
+# Category -> its display, OrganizationAffiliationRoleCS code and display.
+_CATEGORIES = {
+    "outpat": ("Clinic or Outpatient Facility", "outpatient", "Clinic or Outpatient Facility"),
+    "behav": ("Behavioral Health", "behavioral", "Outpatient Behavioral Health Provider"),
+    "urg": ("Urgent Care", "urgent", "Urgent Care Center"),
+    "hosp": ("Hospital", "hospital", "Hospital"), "pharm": ("Pharmacy", "pharmacy", "Pharmacy"),
+    "lab": ("Laboratory", "laboratory", "Laboratory"), "other": ("Other", "other", "Other"),
+    "dme": ("DME/Medical Supplies", "dme", "DME/Medical Supplier"),
+    "home": ("Home Health", "home", "Home Health Provider"),
+    "trans": ("Transportation", "transport", "Transporation Provider"),
+    "dent": ("Dental", "group", "Medical Group"), "vis": ("Vision", "group", "Medical Group"),
+    "group": ("Medical Group", "group", "Medical Group"),
+}  # fmt: skip
+_PROVIDER_GROUPS = ("group", "behav", "dent", "vis")  # OrgTypeCS prvgrp; the others are fac
+
+Write = Callable[[Resource], None]
+
+
+@dataclass(frozen=True)
+class PlanNetStats:
+    rows: int  # active NPPES rows read
+    resources: Mapping[str, int]  # resources written per FHIR resource type
+    out_dir: Path
+    elapsed_s: float
+    peak_rss_mb: float
+
+    def __str__(self) -> str:
+        rate = self.rows / self.elapsed_s if self.elapsed_s else 0.0
+        counts = ", ".join(f"{count:,} {kind}" for kind, count in self.resources.items())
+        return (
+            f"wrote {counts} to {self.out_dir} from {self.rows:,} NPPES rows in "
+            f"{self.elapsed_s:.1f} s ({rate:,.0f} rows/s), peak RSS {self.peak_rss_mb:,.0f} MB"
+        )
+
+
+def _medicare_bids(plans: Path | None, seed: int) -> list[tuple[str, str, str]]:
+    """Three (bid id, plan name, HMO or PPO): Medicare Advantage plans of the plan file picked by
+    the seed, or fixed fictional ones."""
+    found = []
+    for plan in read_plans(plans, [], lambda *_: None) if plans else []:
+        bid = plan["bidId"]
+        if bid and bid[0] in "HR":  # S contracts are Part D only
+            kind = f"{plan['planName']} {plan['planType']}".upper()
+            product = "HMO" if "HMO" in kind else "PPO"
+            found.append((bid.replace("_", "-"), plan["planName"] or "", product))
+    found.sort(key=lambda plan: blake2b(f"{seed}:{plan[0]}".encode(), digest_size=8).digest())
+    fixed = [(bid, "", product) for bid, product in _FIXED_BIDS]
+    return [
+        (bid, name or f"Medicare Advantage {product} {bid}", product)
+        for bid, name, product in (found + fixed)[:3]
+    ]
+
+
+class _Locations:
+    """One Location per practice address (normalised line 1 + ZIP5), written when first seen;
+    only the 8-byte keys of the addresses seen are kept."""
+
+    def __init__(self, seed: int, write: Write) -> None:
+        self._seed = seed
+        self._write = write
+        self._seen: set[int] = set()
+
+    def reference(self, record: NppesRecord, updated: str) -> Resource:
+        us = record.country in ("", "US")
+        code = zip5(record.postal_code) if us else None
+        key = match_key(record.line1, "", "" if us else record.country, code or record.postal_code)
+        digest = blake2b(key.encode(), digest_size=8).digest()
+        location_id = f"location-{digest.hex()}"
+        number = int.from_bytes(digest, "big")
+        if number not in self._seen:
+            self._seen.add(number)
+            place = lookup_zip(code) if code else None
+            draws = Draws(self._seed, location_id)
+            self._write(_location(record, draws, location_id, updated, place))
+        return ref("Location", location_id)
+
+
+def _location(
+    record: NppesRecord, draws: Draws, location_id: str, updated: str, place: ZipPlace | None
+) -> Resource:
+    org = record.entity_type == "2"
+    name = _organization_name(record) if org else f"{record.line1}, {record.city}".strip(", ")
+    location = base("Location", location_id, updated)
+    if draws.per_mille(_PATIENTS_SLOT) < 500:
+        location["extension"] = [fhir.newpatients(draws, _ACCEPT_SLOT)]
+    location |= {"status": "active", "name": name, "telecom": fhir.telecom(record)[:1]}
+    location["address"] = _address(record)
+    if place is not None:
+        # Street-level-looking points: the ZIP centroid moved by up to 0.01 degrees each way.
+        lng = place.lng + (draws.value(_LNG_SLOT) / 32767.5 - 1) * 0.01
+        lat = place.lat + (draws.value(_LAT_SLOT) / 32767.5 - 1) * 0.01
+        location["position"] = {"longitude": round(lng, 6), "latitude": round(lat, 6)}
+    if org:
+        location["managingOrganization"] = ref("Organization", f"organization-{record.npi}")
+    location["hoursOfOperation"] = fhir.hours(draws, "openingTime", "closingTime")
+    return compact(location)
+
+
+def _address(record: NppesRecord) -> Resource:
+    us = record.country in ("", "US")
+    fields = {
+        "line": [line for line in (record.line1, record.line2) if line],
+        "city": record.city,
+        "state": record.state,
+        "postalCode": format_zip(record.postal_code) if us else record.postal_code,
+        "country": "USA" if us else record.country,
+    }
+    return compact({"use": "work", **fields})
+
+
+def _organization_name(record: NppesRecord) -> str:
+    return record.organization_name or record.doing_business_as or f"NPI {record.npi}"
+
+
+def _organization_resources(
+    record: NppesRecord, draws: Draws, payer: Payer, updated: str, location: Resource
+) -> list[Resource]:
+    """The Organization, its Direct Endpoint (about 10%), its HealthcareService and, when it is in
+    a network (about 85%), its OrganizationAffiliation with the payer."""
+    npi, name, phones = record.npi, _organization_name(record), fhir.telecom(record)
+    category = fhir.longest_prefix(_ORG_CATEGORIES, fhir.primary_taxonomy(record), "group")
+    category_display, role, role_display = _CATEGORIES[category]
+    org = ref("Organization", f"organization-{npi}", name)
+    made: list[Resource] = []
+    if draws.per_mille(_ENDPOINT_SLOT) < ENDPOINT_PER_MILLE:
+        endpoint = base("Endpoint", f"endpoint-{npi}", updated) | {
+            "status": "active",
+            "connectionType": {"system": _CONNECTION_TYPES, "code": "direct-project"},
+            "name": f"{name} Direct Address",
+            "managingOrganization": org,
+            "contact": phones[:1],
+            "payloadType": [fhir.plan_net_concept("EndpointPayloadTypeCS", "NA", "Not Applicable")],
+            "address": f"mailto:{npi}@direct.{fhir.slug(name) or npi}.example",
+        }
+        made.append(compact(endpoint))
+    kind = ("prvgrp", "Provider Group") if category in _PROVIDER_GROUPS else ("fac", "Facility")
+    organization = base("Organization", f"organization-{npi}", updated) | {
+        "identifier": [{"use": "official", "system": fhir.NPI_SYSTEM, "value": npi}],
+        "active": True,
+        "type": [fhir.plan_net_concept("OrgTypeCS", *kind)],
+        "name": name,
+        "alias": [record.doing_business_as] if record.doing_business_as else [],
+        "telecom": phones,
+        "address": [_address(record)],
+        "endpoint": [ref("Endpoint", f"endpoint-{npi}")] if made else [],
+    }
+    specialty = fhir.specialties(record, payer.names)
+    delivery = fhir.plan_net_concept("DeliveryMethodCS", "physical", "Physical")
+    service = base("HealthcareService", f"service-{npi}", updated) | {
+        "extension": [
+            fhir.newpatients(draws),
+            {"url": _DELIVERY, "extension": [{"url": "type", "valueCodeableConcept": delivery}]},
+        ],
+        "active": True,
+        "providedBy": org,
+        "category": [
+            fhir.plan_net_concept("HealthcareServiceCategoryCS", category, category_display)
+        ],
+        "specialty": specialty,
+        "location": [location],
+        "name": name,
+        "telecom": phones,
+        "availableTime": fhir.hours(draws, "availableStartTime", "availableEndTime"),
+    }
+    made += [compact(organization), compact(service)]
+    member_of = fhir.networks(draws, payer.networks)
+    if member_of:
+        affiliation = base("OrganizationAffiliation", f"affiliation-{npi}", updated) | {
+            "active": True,
+            "organization": payer.ref,
+            "participatingOrganization": org,
+            "network": member_of,
+            "code": [fhir.plan_net_concept("OrganizationAffiliationRoleCS", role, role_display)],
+            "specialty": specialty,
+            "location": [location],
+            "healthcareService": [ref("HealthcareService", f"service-{npi}", name)],
+            "telecom": phones,
+        }
+        made.append(compact(affiliation))
+    return made
+
+
+def _updated(record: NppesRecord) -> str:
+    day = record.last_update or record.enumeration_date or date(PLAN_YEAR, 1, 1)
+    return f"{day.isoformat()}T00:00:00Z"
+
+
+def generate_plan_net(
+    nppes: Path,
+    out_dir: Path,
+    *,
+    seed: int = 1,
+    payer: str = "Synthetic Health Plan",
+    plans: Path | None = None,
+    nucc: Path | None = None,
+) -> PlanNetStats:
+    """Write the export of ``nppes`` into ``out_dir`` (``plans``: the Plan Finder plan file the
+    Medicare Advantage bid ids come from; ``nucc``: the taxonomy code set that names codes)."""
+    started = time.monotonic()
+    names = {code: entry.display_name for code, entry in read_nucc(nucc).items()} if nucc else {}
+    out_dir.mkdir(parents=True, exist_ok=True)
+    counts = dict.fromkeys(RESOURCE_TYPES, 0)
+    rows = 0
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(batch_gc())
+        files = {
+            kind: stack.enter_context(open(out_dir / f"{kind}.ndjson.partial", "wb", 1 << 20))
+            for kind in RESOURCE_TYPES
+        }
+
+        def write(made: Resource) -> None:
+            kind = made["resourceType"]
+            files[kind].write(orjson.dumps(made, option=orjson.OPT_APPEND_NEWLINE))
+            counts[kind] += 1
+
+        directory, head = fhir.payer_resources(
+            payer, _medicare_bids(plans, seed), names, f"{PLAN_YEAR}-01-01T00:00:00Z"
+        )
+        for made in head:
+            write(made)
+        locations = _Locations(seed, write)
+        for record in read_nppes(nppes):
+            if not isinstance(record, NppesRecord):
+                continue
+            rows += 1
+            updated = _updated(record)
+            where = locations.reference(record, updated)
+            draws = Draws(seed, record.npi)
+            if record.entity_type == "1":
+                write(fhir.practitioner(record, draws, directory, updated))
+                write(fhir.practitioner_role(record, draws, directory, updated, where))
+            else:
+                for made in _organization_resources(record, draws, directory, updated, where):
+                    write(made)
+    for kind in RESOURCE_TYPES:
+        (out_dir / f"{kind}.ndjson.partial").replace(out_dir / f"{kind}.ndjson")
+    return PlanNetStats(
+        rows=rows,
+        resources=counts,
+        out_dir=out_dir,
+        elapsed_s=time.monotonic() - started,
+        peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    )
