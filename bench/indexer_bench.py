@@ -197,7 +197,7 @@ def stream_only(sources: SourceFiles) -> None:
     elapsed = time.monotonic() - started
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
-        f"{sources.nppes.name}: {report.rows_read:,} rows, {report.indexed:,} providers,"
+        f"{sources.nppes_file.name}: {report.rows_read:,} rows, {report.indexed:,} providers,"
         f" {actions:,} documents built in {elapsed:.0f} s ({report.indexed / elapsed:,.0f}"
         f" providers/s, CPU {time.process_time() - cpu:.0f} s), accounted {report.accounted},"
         f" peak RSS {rss:,.0f} MB"

@@ -154,10 +154,13 @@ def _generate(args: argparse.Namespace) -> int:
     source = args.source if "source" in args and args.source else None
     if args.command == "generate":
         stats = generate_nppes(
-            source or SourceFiles.discover(SAMPLE_DIR).main, args.out, args.count, seed=args.seed
+            source or SourceFiles.discover(SAMPLE_DIR).nppes_file,
+            args.out,
+            args.count,
+            seed=args.seed,
         )
     elif args.command == "generate-update":
-        stats = _generate_update(source or SourceFiles.discover(SAMPLE_DIR).main, args)
+        stats = _generate_update(source or SourceFiles.discover(SAMPLE_DIR).nppes_file, args)
     elif args.command == "generate-plan-net":
         stats = generate_plan_net(
             args.nppes, args.out, seed=args.seed, payer=args.payer, plans=args.plans, nucc=args.nucc

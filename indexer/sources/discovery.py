@@ -30,6 +30,13 @@ class SourceFiles:
     plan_net_name: str | None = None  # its source name; default: the directory's name
 
     @property
+    def nppes_file(self) -> Path:
+        """The NPPES file of sources that have one (a Plan-Net directory alone has none)."""
+        if self.nppes is None:
+            raise ValueError("these sources have no NPPES file")
+        return self.nppes
+
+    @property
     def main(self) -> Path:
         """The file that names a load (its lock, its disk estimate)."""
         found = self.nppes or self.plan_net

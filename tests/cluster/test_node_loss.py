@@ -54,7 +54,7 @@ async def test_searches_and_lookups_survive_the_loss_of_a_node(
     tokens = [mint_token(settings, subject=f"client-{n}") for n in range(timeline.clients)]
     auth = [{"Authorization": f"Bearer {token}"} for token in tokens]
     figures = await node_loss.run(
-        api, three_nodes, search_index, sample_calls(sample_sources.nppes), auth, timeline
+        api, three_nodes, search_index, sample_calls(sample_sources.nppes_file), auth, timeline
     )
 
     with capsys.disabled():

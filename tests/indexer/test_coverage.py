@@ -125,7 +125,7 @@ async def test_a_duplicate_coverage_row_is_rejected_not_double_counted(
     coverage.write_text(HEADER + row + row.replace(",Y,", ",N,"))
     rejects = tmp_path / "rejects.csv"
     sources = SourceFiles(
-        nppes=sample_sources.nppes, nucc=sample_sources.nucc, coverage=(coverage,)
+        nppes=sample_sources.nppes_file, nucc=sample_sources.nucc, coverage=(coverage,)
     )
     report = await load(es, sources, LoadOptions(names=index_names, reject_file=rejects))
     assert report.documents["coverage"] == 1

@@ -89,7 +89,7 @@ async def test_loaded_providers_carry_affiliations_and_every_dac_address(
 ) -> None:
     names, report = loaded_sample
     groups, hospitals = expected_affiliations(sample_dir)
-    locations = expected_locations(sample_dir, sample_sources.nppes)
+    locations = expected_locations(sample_dir, sample_sources.nppes_file)
     dac_npis = sorted(
         set(groups) | set(hospitals) | {r["NPI"].strip() for _, r in dac_rows(sample_dir)}
     )
@@ -107,5 +107,5 @@ async def test_loaded_providers_carry_affiliations_and_every_dac_address(
         sources = Counter(location["source"] for location in stored_locations(doc["_source"]))
         assert sources["nppes"] == 1
         assert sum(sources.values()) == locations[npi], npi
-    nppes_npis = {row["NPI"] for row in nppes_rows(sample_sources.nppes)}
+    nppes_npis = {row["NPI"] for row in nppes_rows(sample_sources.nppes_file)}
     assert report.dac_npis_not_in_nppes == len(set(dac_npis) - nppes_npis) == 30

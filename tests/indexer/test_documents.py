@@ -54,8 +54,10 @@ def _or_none(value: str) -> str | None:
 
 def test_every_sample_row_maps_field_by_field(sample_sources: SourceFiles) -> None:
     nucc = read_nucc(sample_sources.nucc)
-    records = {r.npi: r for r in read_nppes(sample_sources.nppes) if isinstance(r, NppesRecord)}
-    rows = active_rows(sample_sources.nppes)
+    records = {
+        r.npi: r for r in read_nppes(sample_sources.nppes_file) if isinstance(r, NppesRecord)
+    }
+    rows = active_rows(sample_sources.nppes_file)
     assert len(rows) == len(records)
     slots = range(1, 16)
     for row in rows:

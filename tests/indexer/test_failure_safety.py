@@ -102,8 +102,8 @@ async def test_bulk_errors_over_the_threshold_abort_and_are_written_with_row_num
     good = await load(es, sample_sources, LoadOptions(names=index_names))
     build = documents.build_documents
 
-    source = nppes_rows(sample_sources.nppes)
-    row = 1 + source.index(active_rows(sample_sources.nppes)[5])  # 1-based data row number
+    source = nppes_rows(sample_sources.nppes_file)
+    row = 1 + source.index(active_rows(sample_sources.nppes_file)[5])  # 1-based data row number
 
     def corrupt_one(record: Any, *args: Any) -> documents.ProviderDocuments:
         docs = build(record, *args)
@@ -118,7 +118,7 @@ async def test_bulk_errors_over_the_threshold_abort_and_are_written_with_row_num
     assert await versions.current_version(es, index_names) == good.version
     assert list(await versions.scan(es, index_names)) == [good.version]
     [line] = rejects.read_text().splitlines()[1:]
-    assert line.startswith(f"{sample_sources.nppes.name},{row},")
+    assert line.startswith(f"{sample_sources.nppes_file.name},{row},")
     assert "bulk_error: search:" in line
 
     report = await load(

@@ -25,15 +25,15 @@ PRACTICE = "Provider Business Practice Location Address"
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory: pytest.TempPathFactory, sample_sources: SourceFiles) -> Path:
     out = tmp_path_factory.mktemp("generated") / "npidata_pfile_generated.csv.gz"
-    stats = generate_nppes(sample_sources.nppes, out, 2000, seed=7)
-    assert stats.rows == 2000 and stats.source_rows == len(active_rows(sample_sources.nppes))
+    stats = generate_nppes(sample_sources.nppes_file, out, 2000, seed=7)
+    assert stats.rows == 2000 and stats.source_rows == len(active_rows(sample_sources.nppes_file))
     return out
 
 
 def test_generated_rows_are_real_rows_with_fresh_npis(
     generated: Path, sample_sources: SourceFiles
 ) -> None:
-    real = active_rows(sample_sources.nppes)
+    real = active_rows(sample_sources.nppes_file)
     rows = nppes_rows(generated)
     assert len(rows) == 2000
     assert list(rows[0]) == list(real[0])  # the same 330-column header
@@ -75,14 +75,14 @@ def test_generation_is_deterministic_and_seeded(
             "--out",
             str(again),
             "--source",
-            str(sample_sources.nppes),
+            str(sample_sources.nppes_file),
             "--seed",
             "7",
         ]
     )
     assert gzip.decompress(again.read_bytes()) == gzip.decompress(generated.read_bytes())
     other = tmp_path / "other.csv"
-    generate_nppes(sample_sources.nppes, other, 2000, seed=8)
+    generate_nppes(sample_sources.nppes_file, other, 2000, seed=8)
     assert gzip.decompress(generated.read_bytes()) != other.read_bytes()
 
 
@@ -92,7 +92,7 @@ def test_synthetic_coverage_links_real_npis_to_plans_sold_where_they_practise(
     assert sample_sources.plans and sample_sources.zip_plan and sample_sources.plan_county
     out = tmp_path / "coverage.csv"
     stats = generate_coverage(
-        sample_sources.nppes,
+        sample_sources.nppes_file,
         sample_sources.plans,
         sample_sources.zip_plan,
         sample_sources.plan_county,
@@ -111,7 +111,7 @@ def test_synthetic_coverage_links_real_npis_to_plans_sold_where_they_practise(
         (row["county"].replace("_", " ").upper(), row["state_dir"])
         for row in csv_dicts(sample_sources.plan_county)
     }
-    practice = {r["NPI"]: r for r in active_rows(sample_sources.nppes)}
+    practice = {r["NPI"]: r for r in active_rows(sample_sources.nppes_file)}
     for row in rows:
         assert row["source"] == SOURCE and row["bid_id"] in plans
         assert not row["bid_id"].startswith("S")  # drug-only plans have no provider network

@@ -48,7 +48,7 @@ def day(text: str) -> date:
 
 @pytest.fixture(scope="module")
 def source(sample_sources: SourceFiles) -> dict[str, dict[str, str]]:
-    return {row["NPI"]: row for row in nppes_rows(sample_sources.nppes)}
+    return {row["NPI"]: row for row in nppes_rows(sample_sources.nppes_file)}
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +56,7 @@ def update(
     tmp_path_factory: pytest.TempPathFactory, sample_sources: SourceFiles
 ) -> tuple[UpdateStats, dict[str, dict[str, str]]]:
     out = tmp_path_factory.mktemp("update") / "npidata_pfile_update.csv.gz"
-    stats = generate_update(sample_sources.nppes, out, COUNTS, seed=5)
+    stats = generate_update(sample_sources.nppes_file, out, COUNTS, seed=5)
     rows = nppes_rows(out)
     assert len(rows) == COUNTS.total
     return stats, {row["NPI"]: row for row in rows}
@@ -67,7 +67,7 @@ def test_the_file_has_the_rows_asked_for_under_the_source_header(
 ) -> None:
     stats, rows = update
     assert stats.written == stats.requested == COUNTS and stats.rows == COUNTS.total
-    with gzip.open(stats.out, "rb") as written, gzip.open(sample_sources.nppes, "rb") as real:
+    with gzip.open(stats.out, "rb") as written, gzip.open(sample_sources.nppes_file, "rb") as real:
         assert written.readline() == real.readline()  # quoted, CRLF, the same 330 names
     npis = [npi for kind in stats.npis.__dataclass_fields__ for npi in getattr(stats.npis, kind)]
     assert sorted(npis) == sorted(rows)  # every NPI in one kind only
@@ -182,11 +182,12 @@ def test_the_week_follows_the_source_latest_date(
     later = latest + timedelta(days=30)
     counts = UpdateCounts(new=1, changed=1, deactivated=1, reactivated=1, stale=0)
     assert (
-        generate_update(sample_sources.nppes, tmp_path / "u.csv", counts, week=later).week == later
+        generate_update(sample_sources.nppes_file, tmp_path / "u.csv", counts, week=later).week
+        == later
     )
     with pytest.raises(ValueError, match="before the source's latest date"):
         generate_update(
-            sample_sources.nppes, tmp_path / "u.csv", counts, week=latest - timedelta(1)
+            sample_sources.nppes_file, tmp_path / "u.csv", counts, week=latest - timedelta(1)
         )
 
 
@@ -197,9 +198,9 @@ def test_generation_is_deterministic_and_seeded(
 ) -> None:
     stats, _ = update
     written = gzip.decompress(stats.out.read_bytes())  # the gzip header names the file
-    again = generate_update(sample_sources.nppes, tmp_path / "again.csv", COUNTS, seed=5)
+    again = generate_update(sample_sources.nppes_file, tmp_path / "again.csv", COUNTS, seed=5)
     assert again.out.read_bytes() == written
-    other = generate_update(sample_sources.nppes, tmp_path / "other.csv", COUNTS, seed=6)
+    other = generate_update(sample_sources.nppes_file, tmp_path / "other.csv", COUNTS, seed=6)
     assert other.out.read_bytes() != written
     assert not list(tmp_path.glob("*.partial"))
 
@@ -209,10 +210,10 @@ def test_default_counts_and_fewer_deactivated_npis_than_asked(
 ) -> None:
     active = sum(is_active(row) for row in source.values())
     gone = sum(not is_active(row) and bool(row[DEACTIVATED]) for row in source.values())
-    stats = generate_update(sample_sources.nppes, tmp_path / "default.csv")
+    stats = generate_update(sample_sources.nppes_file, tmp_path / "default.csv")
     assert stats.written == stats.requested == UpdateCounts.week(active)
     asked = UpdateCounts(new=0, changed=1, deactivated=0, reactivated=gone + 5, stale=0)
-    short = generate_update(sample_sources.nppes, tmp_path / "short.csv", asked)
+    short = generate_update(sample_sources.nppes_file, tmp_path / "short.csv", asked)
     assert short.written.reactivated == len(short.npis.reactivated) == gone > 0
     assert f"{gone} of {gone + 5} reactivated" in str(short)
 

@@ -27,8 +27,8 @@ async def test_sample_counts_equal_the_source_files(
     es: AsyncElasticsearch, loaded_sample: Loaded, sample_sources: SourceFiles, sample_dir: Path
 ) -> None:
     names, report = loaded_sample
-    source = nppes_rows(sample_sources.nppes)
-    active = active_rows(sample_sources.nppes)
+    source = nppes_rows(sample_sources.nppes_file)
+    active = active_rows(sample_sources.nppes_file)
     assert report.rows_read == len(source)
     assert report.deactivated == len(source) - len(active)
     assert report.indexed == len(active) and not report.rejected
@@ -44,8 +44,10 @@ async def test_sample_counts_equal_the_source_files(
     for kind, count in expected.items():
         assert (await es.count(index=names.alias(kind)))["count"] == count, kind
         assert report.documents[kind] == count
-    assert report.locations == sum(expected_locations(sample_dir, sample_sources.nppes).values())
-    assert report.source_rows[sample_sources.nppes.name] == len(source)
+    assert report.locations == sum(
+        expected_locations(sample_dir, sample_sources.nppes_file).values()
+    )
+    assert report.source_rows[sample_sources.nppes_file.name] == len(source)
     assert report.not_geocoded == 0 and report.reject_file is None
 
 
@@ -53,8 +55,10 @@ async def test_deactivated_npis_are_not_served(
     es: AsyncElasticsearch, loaded_sample: Loaded, sample_sources: SourceFiles
 ) -> None:
     names, _ = loaded_sample
-    active = {row["NPI"] for row in active_rows(sample_sources.nppes)}
-    inactive = [row["NPI"] for row in nppes_rows(sample_sources.nppes) if row["NPI"] not in active]
+    active = {row["NPI"] for row in active_rows(sample_sources.nppes_file)}
+    inactive = [
+        row["NPI"] for row in nppes_rows(sample_sources.nppes_file) if row["NPI"] not in active
+    ]
     assert inactive
     found = await es.mget(index=names.alias("providers"), ids=inactive)
     assert not any(doc["found"] for doc in found["docs"])
@@ -64,7 +68,7 @@ async def test_nppes_location_documents_follow_the_source_address(
     es: AsyncElasticsearch, loaded_sample: Loaded, sample_sources: SourceFiles
 ) -> None:
     names, _ = loaded_sample
-    rows = active_rows(sample_sources.nppes)[:200]
+    rows = active_rows(sample_sources.nppes_file)[:200]
     practice = "Provider Business Practice Location Address"
     found = await es.mget(index=names.alias("providers"), ids=[row["NPI"] for row in rows])
     for row, doc in zip(rows, found["docs"], strict=True):
@@ -94,7 +98,7 @@ def _write_nppes(path: Path, rows: list[dict[str, str]]) -> Path:
 async def test_a_location_without_a_geocode_is_kept_but_not_in_geo_search(
     es: AsyncElasticsearch, index_names: IndexNames, sample_sources: SourceFiles, tmp_path: Path
 ) -> None:
-    first, second = active_rows(sample_sources.nppes)[:2]
+    first, second = active_rows(sample_sources.nppes_file)[:2]
     postal = "Provider Business Practice Location Address Postal Code"
     nowhere = {**second, postal: "00000"}  # a US-shaped ZIP that does not exist
     path = _write_nppes(tmp_path / "npidata_pfile_nowhere.csv", [first, nowhere])

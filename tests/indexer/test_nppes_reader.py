@@ -36,13 +36,13 @@ def _write(
 
 @pytest.fixture(scope="module")
 def real_rows(sample_sources: SourceFiles) -> tuple[list[str], list[dict[str, str]]]:
-    rows = nppes_rows(sample_sources.nppes)
+    rows = nppes_rows(sample_sources.nppes_file)
     return list(rows[0].keys()), rows
 
 
 def test_every_sample_row_is_classified_like_the_source(sample_sources: SourceFiles) -> None:
-    source = nppes_rows(sample_sources.nppes)
-    read = list(read_nppes(sample_sources.nppes))
+    source = nppes_rows(sample_sources.nppes_file)
+    read = list(read_nppes(sample_sources.nppes_file))
     assert len(read) == len(source)
     kinds = Counter(type(row).__name__ for row in read)
     assert kinds["NppesRecord"] == sum(is_active(row) for row in source)

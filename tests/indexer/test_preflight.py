@@ -15,10 +15,10 @@ from tests.source_rows import nppes_rows
 def test_rows_are_estimated_from_the_share_of_the_file_the_first_rows_take(
     sample_sources: SourceFiles, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    true_count = len(nppes_rows(sample_sources.nppes))
-    assert preflight.estimated_rows(sample_sources.nppes) == true_count  # small: counted
+    true_count = len(nppes_rows(sample_sources.nppes_file))
+    assert preflight.estimated_rows(sample_sources.nppes_file) == true_count  # small: counted
     monkeypatch.setattr(preflight, "SAMPLE_ROWS", true_count // 4)
-    estimate = preflight.estimated_rows(sample_sources.nppes)
+    estimate = preflight.estimated_rows(sample_sources.nppes_file)
     assert abs(estimate - true_count) / true_count < 0.15
 
 

@@ -29,7 +29,7 @@ def test_a_log_line_follows_the_real_position_in_the_file(
     monkeypatch.setattr(progress, "CHECK_EVERY_ROWS", 1)
     out = io.StringIO()
     position = ReadPosition()
-    path = sample_sources.nppes
+    path = sample_sources.nppes_file
     tracker = LoadProgress(path, position, bar=False, out=out)
     count = 0
     for count, _ in enumerate(read_nppes(path, position), start=1):

@@ -34,7 +34,7 @@ async def test_every_request_succeeds_with_the_same_answer_during_a_reindex(
     settings = shared.settings_for(es_url, index_names).model_copy(update={"rate_limit_per_s": 0})
     api = await aiohttp_client(create_app(settings))
     headers = {"Authorization": f"Bearer {mint_token(settings, scopes=ALL_SCOPES)}"}
-    active = {row["NPI"] for row in active_rows(sample_sources.nppes)}
+    active = {row["NPI"] for row in active_rows(sample_sources.nppes_file)}
     with_dac = sorted({r["NPI"].strip() for _, r in dac_rows(shared.SAMPLE_DIR)} & active)
     npis = sorted(active)[:10] + with_dac[:10]
     paths = [f"/v2/providers/{npi}{tail}" for npi in npis for tail in ("", "/locations")]

@@ -37,7 +37,7 @@ async def test_sixteen_clients_see_no_failure_and_no_change_during_a_full_reload
     settings = shared.settings_for(es_url, index_names).model_copy(update={"rate_limit_per_s": 0})
     api = await aiohttp_client(create_app(settings, today=lambda: shared.SAMPLE_TODAY))
     headers = {"Authorization": f"Bearer {mint_token(settings, scopes=ALL_SCOPES)}"}
-    npis = [row["NPI"] for row in active_rows(sample_sources.nppes)[:40]]
+    npis = [row["NPI"] for row in active_rows(sample_sources.nppes_file)[:40]]
     covered = coverage_rows(shared.SAMPLE_DIR)[0]
     requests: list[tuple[str, str, dict[str, Any] | None]] = [
         ("POST", "/v2/providers/search", {"location": LOWER_MANHATTAN, "radius": 5}),

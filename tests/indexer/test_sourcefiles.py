@@ -20,9 +20,9 @@ def test_the_full_nppes_file_is_chosen_over_weekly_files_beside_it(tmp_path: Pat
         "npidata_pfile_20261110-20261116.csv",  # weekly files kept beside it
         "npidata_pfile_20261117-20261123.csv",
     )
-    assert SourceFiles.discover(tmp_path).nppes.name == "npidata_pfile_20050523-20261109.csv"
+    assert SourceFiles.discover(tmp_path).nppes_file.name == "npidata_pfile_20050523-20261109.csv"
 
 
 def test_without_dates_in_the_names_the_last_one_is_taken(tmp_path: Path) -> None:
     _touch(tmp_path, "nucc_taxonomy_251.csv", "npidata_pfile_a.csv", "npidata_pfile_b.csv")
-    assert SourceFiles.discover(tmp_path).nppes.name == "npidata_pfile_b.csv"
+    assert SourceFiles.discover(tmp_path).nppes_file.name == "npidata_pfile_b.csv"

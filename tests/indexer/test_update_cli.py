@@ -67,7 +67,7 @@ async def test_an_update_killed_midway_leaves_whole_providers_and_completes_when
     tmp_path: Path,
 ) -> None:
     await _loaded(es, index_names, sample_sources)
-    week = generate_update(sample_sources.nppes, tmp_path / "week.csv", MANY, seed=3)
+    week = generate_update(sample_sources.nppes_file, tmp_path / "week.csv", MANY, seed=3)
     live = await live_version(es, index_names)
     before = await _writes(es, live.indices["search"])
     process = indexer_process(
@@ -110,7 +110,7 @@ async def test_status_lists_updates_and_rollback_says_what_it_drops(
 ) -> None:  # fmt: skip
     await _loaded(es, index_names, sample_sources)
     await _loaded(es, index_names, sample_sources)
-    week = generate_update(sample_sources.nppes, tmp_path / "week.csv", MANY, seed=4)
+    week = generate_update(sample_sources.nppes_file, tmp_path / "week.csv", MANY, seed=4)
     code, out, err = await _cli(es_url, index_names, "update", "--nppes", str(week.out))
     assert code == 0, err
     assert f"  changed          {MANY.changed:,}" in out and "all accounted    yes" in out
@@ -129,7 +129,7 @@ async def test_the_cli_refuses_an_update_beside_a_load_and_names_it(
     tmp_path: Path,
 ) -> None:  # fmt: skip
     await _loaded(es, index_names, sample_sources)
-    week = generate_update(sample_sources.nppes, tmp_path / "week.csv", MANY, seed=5)
+    week = generate_update(sample_sources.nppes_file, tmp_path / "week.csv", MANY, seed=5)
     async with job_lock(es, index_names, "load", "npidata_pfile_next.csv"):
         code, _, err = await _cli(es_url, index_names, "update", "--nppes", str(week.out))
     assert code == 75 and "load of npidata_pfile_next.csv" in err and "Traceback" not in err

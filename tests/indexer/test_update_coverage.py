@@ -182,7 +182,7 @@ async def live(
     settings = shared.settings_for(es_url, index_names).model_copy(update={"rate_limit_per_s": 0})
     api = await aiohttp_client(create_app(settings, today=lambda: TODAY))
     headers = {"Authorization": f"Bearer {mint_token(settings, scopes=ALL_SCOPES)}"}
-    return Live(es, index_names, api, headers, tmp_path, sample_sources.nppes)
+    return Live(es, index_names, api, headers, tmp_path, sample_sources.nppes_file)
 
 
 async def test_a_termination_before_today_takes_the_provider_out_of_network(live: Live) -> None:

@@ -40,7 +40,7 @@ def _options(names: IndexNames, tmp_path: Path) -> UpdateOptions:
 
 @pytest.fixture
 def week1(tmp_path: Path, sample_sources: SourceFiles) -> UpdateStats:
-    return generate_update(sample_sources.nppes, tmp_path / "week1.csv", WEEK, seed=7)
+    return generate_update(sample_sources.nppes_file, tmp_path / "week1.csv", WEEK, seed=7)
 
 
 @pytest.fixture
@@ -78,7 +78,7 @@ async def test_every_row_kind_lands_as_the_file_says(
     await _loaded(es, index_names, sample_sources)
     untouched = next(
         row["NPI"]
-        for row in nppes_rows(sample_sources.nppes)
+        for row in nppes_rows(sample_sources.nppes_file)
         if row["Entity Type Code"] and row["NPI"] not in {r["NPI"] for r in nppes_rows(week1.out)}
     )
     before = {npi: await _get(api, npi) for npi in (*week1.npis.changed, *week1.npis.stale)}
@@ -156,11 +156,13 @@ async def test_updates_equal_a_full_load_of_the_merged_file(
     week1: UpdateStats,
     tmp_path: Path,
 ) -> None:
-    week2 = generate_update(sample_sources.nppes, tmp_path / "week2.csv", WEEK, seed=8)
+    week2 = generate_update(sample_sources.nppes_file, tmp_path / "week2.csv", WEEK, seed=8)
     await _loaded(es, index_names, sample_sources)
     for stats in (week1, week2):
         await update_nppes(es, stats.out, _options(index_names, tmp_path))
-    merged = merge(sample_sources.nppes, [week1.out, week2.out], tmp_path / "npidata_merged.csv")
+    merged = merge(
+        sample_sources.nppes_file, [week1.out, week2.out], tmp_path / "npidata_merged.csv"
+    )
     full = IndexNames(f"{index_names.prefix}-full")  # dropped with the test's prefix
     await _loaded(es, full, dataclasses.replace(sample_sources, nppes=merged))
 

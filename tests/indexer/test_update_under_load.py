@@ -41,12 +41,12 @@ async def test_sixteen_clients_see_no_failure_and_old_or_new_answers_during_an_u
     tmp_path: Path,
 ) -> None:
     await load(es, sample_sources, LoadOptions(names=index_names))
-    week = generate_update(sample_sources.nppes, tmp_path / "week.csv", WEEK, seed=11)
+    week = generate_update(sample_sources.nppes_file, tmp_path / "week.csv", WEEK, seed=11)
     settings = shared.settings_for(es_url, index_names).model_copy(update={"rate_limit_per_s": 0})
     api = await aiohttp_client(create_app(settings, today=lambda: shared.SAMPLE_TODAY))
     headers = {"Authorization": f"Bearer {mint_token(settings, scopes=ALL_SCOPES)}"}
     named = {*week.npis.changed, *week.npis.deactivated, *week.npis.stale}
-    untouched = [r["NPI"] for r in active_rows(sample_sources.nppes) if r["NPI"] not in named]
+    untouched = [r["NPI"] for r in active_rows(sample_sources.nppes_file) if r["NPI"] not in named]
     requests: list[tuple[str, str, dict[str, Any] | None]] = [
         ("POST", "/v2/providers/search", {"location": LOWER_MANHATTAN, "radius": 5}),
         ("POST", "/v2/providers/search", {"query": "family medicine", "location": "10013"}),

@@ -80,7 +80,7 @@ async def test_whole_request_failures_through_every_feature(
     status: int,
     code: str,
 ) -> None:
-    npi = active_rows(sample_sources.nppes)[0]["NPI"]
+    npi = active_rows(sample_sources.nppes_file)[0]["NPI"]
     relay.fail_requests(es_status, error_type)
     for call in _calls(npi):
         answered, problem = await _answer(client, auth_header, call)

@@ -89,10 +89,10 @@ def _export(directory: Path, joined: list[Any]) -> Path:
 
 @pytest.fixture(scope="module")
 def sample_individual(sample_sources: SourceFiles) -> tuple[str, dict[str, str]]:
-    assert sample_sources.nppes is not None
+    assert sample_sources.nppes_file is not None
     row = next(
         r
-        for r in active_rows(sample_sources.nppes)
+        for r in active_rows(sample_sources.nppes_file)
         if r["Entity Type Code"] == "1"
         and r["Provider Business Practice Location Address Country Code (If outside U.S.)"]
         in ("", "US")
@@ -110,7 +110,7 @@ async def directory_loaded(
     npi, row = sample_individual
     export = _export(
         tmp_path_factory.mktemp("exports") / "payer",
-        _joined_export(sample_sources.nppes or Path(), npi, row, ["es", "vi"]),
+        _joined_export(sample_sources.nppes_file or Path(), npi, row, ["es", "vi"]),
     )
     names = IndexNames(f"test-plannet-{uuid.uuid4().hex[:8]}")
     sources = SourceFiles(**{**sample_sources.__dict__, "plan_net": export})

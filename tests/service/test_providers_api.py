@@ -48,7 +48,7 @@ def _expected_provider(row: dict[str, str]) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def sample_rows(sample_sources: SourceFiles) -> list[dict[str, str]]:
-    rows = active_rows(sample_sources.nppes)
+    rows = active_rows(sample_sources.nppes_file)
     individuals = [r for r in rows if r["Entity Type Code"] == "1"][:60]
     organizations = [r for r in rows if r["Entity Type Code"] == "2"][:30]
     with_dba = [r for r in rows if r["Provider Other Organization Name Type Code"] == "3"][:10]
@@ -117,7 +117,7 @@ async def test_an_npi_with_a_wrong_check_digit_is_nobody_s(
     api: ApiClient, auth_header: dict[str, str], sample_sources: SourceFiles
 ) -> None:
     """Well-formed by the published schema, so not a 400: no provider can have it (404)."""
-    valid = active_rows(sample_sources.nppes)[0]["NPI"]
+    valid = active_rows(sample_sources.nppes_file)[0]["NPI"]
     wrong = valid[:9] + str((int(valid[9]) + 1) % 10)
     for path in (f"/v2/providers/{wrong}", f"/v2/providers/{wrong}/locations"):
         response = await api.get(path, headers=auth_header)
@@ -129,13 +129,13 @@ async def test_an_npi_with_a_wrong_check_digit_is_nobody_s(
 async def test_unknown_and_deactivated_npis_are_404(
     api: ApiClient, auth_header: dict[str, str], sample_sources: SourceFiles
 ) -> None:
-    known = {row["NPI"] for row in nppes_rows(sample_sources.nppes)}
+    known = {row["NPI"] for row in nppes_rows(sample_sources.nppes_file)}
     unknown = next(
         with_check_digit(f"19{n:07d}")
         for n in range(10**7)
         if with_check_digit(f"19{n:07d}") not in known
     )
-    active = {row["NPI"] for row in active_rows(sample_sources.nppes)}
+    active = {row["NPI"] for row in active_rows(sample_sources.nppes_file)}
     deactivated = sorted(known - active)[0]
     for npi in (unknown, deactivated):
         for path in (f"/v2/providers/{npi}", f"/v2/providers/{npi}/locations"):

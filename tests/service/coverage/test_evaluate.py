@@ -55,7 +55,7 @@ def test_invalid_requests(fields: dict[str, Any]) -> None:
 def test_the_limits_themselves_are_accepted() -> None:
     bids = [f"H{n:04d}_001" for n in range(MAX_BID_IDS)]
     request = _request(bidIds=bids, npis=_valid_npis(MAX_NPIS))
-    assert (len(request.bidIds), len(request.npis)) == (MAX_BID_IDS, MAX_NPIS)
+    assert (len(request.bidIds or []), len(request.npis)) == (MAX_BID_IDS, MAX_NPIS)
 
 
 def _row(

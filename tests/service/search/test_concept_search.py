@@ -32,7 +32,7 @@ def _weighted(concept: str) -> tuple[set[str], set[str]]:
 
 @pytest.fixture(scope="module")
 def primary(sample_sources: SourceFiles) -> dict[str, set[str]]:
-    return {row["NPI"]: primary_codes(row) for row in active_rows(sample_sources.nppes)}
+    return {row["NPI"]: primary_codes(row) for row in active_rows(sample_sources.nppes_file)}
 
 
 def _tier(codes: set[str], first: set[str], also: set[str]) -> int:
@@ -80,7 +80,7 @@ async def test_names_that_are_medical_words_still_find_the_person(
     medical = medical_words()
     people = [
         row
-        for row in active_rows(sample_sources.nppes)
+        for row in active_rows(sample_sources.nppes_file)
         if row["Entity Type Code"] == "1" and row[LAST].lower() in medical and row[ZIP]
     ]
     assert len(people) >= 3

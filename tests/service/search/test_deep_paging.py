@@ -47,7 +47,7 @@ async def deep_index(
     es: AsyncElasticsearch, sample_sources: SourceFiles, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[IndexNames]:
     folder = tmp_path_factory.mktemp("deep")
-    source = _manhattan_source(sample_sources.nppes, folder / "manhattan.csv")
+    source = _manhattan_source(sample_sources.nppes_file, folder / "manhattan.csv")
     generated = folder / "npidata_pfile_generated.csv.gz"
     generate_nppes(source, generated, PROVIDERS, seed=3)
     names = IndexNames(f"test-deep-{uuid.uuid4().hex[:8]}")

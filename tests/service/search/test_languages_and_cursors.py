@@ -37,7 +37,7 @@ async def spoken(
     """The sample loaded with one more DAC file giving languages to Manhattan individuals."""
     manhattan = [
         row
-        for row in active_rows(sample_sources.nppes)
+        for row in active_rows(sample_sources.nppes_file)
         if row["Entity Type Code"] == "1" and row[PRACTICE_ZIP].startswith("10013")
     ][: 3 * len(LANGUAGES)]
     given = {row["NPI"]: LANGUAGES[i % len(LANGUAGES)] for i, row in enumerate(manhattan)}

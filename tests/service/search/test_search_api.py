@@ -106,7 +106,7 @@ async def test_distance_sort_is_monotonic_and_distances_are_true(
 
 @pytest.fixture(scope="module")
 def individuals(sample_sources: SourceFiles) -> list[dict[str, str]]:
-    rows = [r for r in active_rows(sample_sources.nppes) if r["Entity Type Code"] == "1"]
+    rows = [r for r in active_rows(sample_sources.nppes_file) if r["Entity Type Code"] == "1"]
     names = Counter((r["Provider First Name"], r["Provider Last Name (Legal Name)"]) for r in rows)
     unique = [
         r
@@ -143,7 +143,7 @@ async def test_one_typo_name_is_in_the_top_three(
 async def test_organisation_name_finds_it(
     api: ApiClient, auth_header: dict[str, str], sample_sources: SourceFiles
 ) -> None:
-    rows = [r for r in active_rows(sample_sources.nppes) if r["Entity Type Code"] == "2"]
+    rows = [r for r in active_rows(sample_sources.nppes_file) if r["Entity Type Code"] == "2"]
     counts = Counter(r["Provider Organization Name (Legal Business Name)"] for r in rows)
     picked = [r for r in rows if counts[r["Provider Organization Name (Legal Business Name)"]] == 1]
     for row in picked[::41][:10]:

@@ -60,7 +60,7 @@ def miles(a: tuple[float, float], b: tuple[float, float]) -> float:
 
 @pytest.fixture(scope="module")
 def rows(sample_sources: SourceFiles) -> dict[str, Row]:
-    return {row["NPI"]: row for row in active_rows(sample_sources.nppes)}
+    return {row["NPI"]: row for row in active_rows(sample_sources.nppes_file)}
 
 
 def npis(page: dict[str, Any]) -> list[str]:
