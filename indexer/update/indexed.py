@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
+import orjson
 from elasticsearch import AsyncElasticsearch
 from elasticsearch.helpers import async_scan
 
@@ -36,6 +37,12 @@ async def coverage_rows(
         doc = cast(CoverageDoc, hit["_source"])
         rows.setdefault(doc["npi"], {})[hit["_id"]] = doc
     return rows
+
+
+def as_indexed(doc: object) -> dict[str, Any]:
+    """The document as Elasticsearch returns it, to compare with what is indexed."""
+    parsed: dict[str, Any] = orjson.loads(orjson.dumps(doc))
+    return parsed
 
 
 def networks(rows: Iterable[CoverageDoc]) -> list[PeriodKey | None]:

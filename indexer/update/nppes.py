@@ -81,12 +81,6 @@ def _older(row_date: date | None, indexed: Doc) -> bool:
     return row_date is not None and last is not None and row_date.isoformat() < last
 
 
-def _json(doc: object) -> Doc:
-    """The document as Elasticsearch returns it, to compare with what is indexed."""
-    parsed: Doc = orjson.loads(orjson.dumps(doc))
-    return parsed
-
-
 class _Applier:
     def __init__(
         self,
@@ -131,7 +125,7 @@ class _Applier:
             tuple(overlays.values()),
         )
         docs = build_documents(row, self._joins.nucc, extras)
-        new = (_json(docs.lookup()), _json(docs.search))
+        new = (current.as_indexed(docs.lookup()), current.as_indexed(docs.search))
         if new == indexed:
             return None
         outcome = "changed" if indexed[0] else "reactivated" if row.reactivated_on else "added"

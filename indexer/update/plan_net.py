@@ -64,11 +64,6 @@ def _base(lookup: Doc) -> tuple[Provider, list[Location], list[str]] | None:
     return fields["provider"], fields["locations"], fields["otherNames"]
 
 
-def _json(doc: object) -> Doc:
-    parsed: Doc = orjson.loads(orjson.dumps(doc))
-    return parsed
-
-
 class _Applier:
     def __init__(
         self,
@@ -141,7 +136,7 @@ class _Applier:
                 continue
             if nppes_listed and search is not None:
                 # Names and the other text come from the NPPES row, which this export lacks.
-                fresh = _json(docs.search)
+                fresh = current.as_indexed(docs.search)
                 docs.search = cast(Any, {**search, **{f: fresh[f] for f in _OVERLAY_FIELDS}})
             written = self._provider_actions(npi, lookup, search, docs, origin)
             actions += written
@@ -168,7 +163,7 @@ class _Applier:
         actions += [
             self._index("coverage", i, row, origin)
             for i, row in new.items()
-            if _json(row) != old.get(i)
+            if current.as_indexed(row) != old.get(i)
         ]
         return actions
 
@@ -181,7 +176,7 @@ class _Applier:
         origin: Origin,
     ) -> list[Action]:
         actions: list[Action] = []
-        new_lookup, new_search = _json(docs.lookup()), _json(docs.search)
+        new_lookup, new_search = current.as_indexed(docs.lookup()), current.as_indexed(docs.search)
         if new_lookup != lookup:
             actions.append(self._index("providers", npi, new_lookup, origin))
         if new_search != search:

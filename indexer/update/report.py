@@ -98,6 +98,11 @@ def format_update_report(report: UpdateReport) -> list[str]:
         lines.append(f"providers removed  {report.removed:,} (deactivated and indexed)")
     else:
         lines.append(f"search rewritten   {report.search_rewritten:,} providers' networks")
+    return lines + _closing_lines(report)
+
+
+def _closing_lines(report: UpdateReport) -> list[str]:
+    lines = []
     if report.took_over_from:
         lines.append(f"took over from     {report.took_over_from} (it did not finish)")
     if report.reject_file is not None:
@@ -116,10 +121,4 @@ def _plan_net_lines(report: UpdateReport) -> list[str]:
     ]
     lines.append(f"  all accounted    {'yes' if report.accounted else 'NO'}")
     lines += [f"providers {name:<8} {report.outcomes[name]:,}" for name in PLAN_NET_OUTCOMES]
-    if report.reject_file is not None:
-        lines.append(f"reject file        {report.reject_file}")
-    lines += [
-        f"elapsed            {report.elapsed_s:.1f} s",
-        f"peak RSS           {report.peak_rss_mb:,.0f} MB",
-    ]
-    return lines
+    return lines + _closing_lines(report)
