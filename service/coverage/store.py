@@ -8,7 +8,7 @@ from elasticsearch import AsyncElasticsearch
 
 from core.documents import CoverageDoc, Json, LookupDoc, Plan
 from core.index_contract import IndexNames
-from core.lookup_answers import stored_locations, stored_provider
+from core.lookup_answers import stored_answer, stored_locations
 from core.plans import plan_key
 from service.coverage.evaluate import StoredFacts
 from service.coverage.models import CoverageRequest
@@ -19,11 +19,11 @@ from service.storage import WHOLE_ANSWERS_ONLY, elasticsearch_errors, item_answe
 LOOKUP_INDICES = "the lookup indices"
 
 
-def _sources(answer: Json) -> list[Json]:
+def _hits(answer: Json) -> list[Json]:
     hits = answer["hits"]
     if hits["total"]["value"] > len(hits["hits"]):
         raise BackendUnavailable("coverage answer larger than the result window")
-    return [hit["_source"] for hit in hits["hits"]]
+    return list(hits["hits"])
 
 
 async def read_facts(
@@ -31,14 +31,15 @@ async def read_facts(
 ) -> StoredFacts:
     with elasticsearch_errors(LOOKUP_INDICES):
         result = await es.msearch(searches=coverage_searches(request, names, WHOLE_ANSWERS_ONLY))
-    plans, lookups, coverage = (_sources(a) for a in item_answers(result.body, LOOKUP_INDICES))
-    providers = [stored_provider(cast(LookupDoc, doc)) for doc in lookups]
+    plans, lookups, coverage = (_hits(a) for a in item_answers(result.body, LOOKUP_INDICES))
+    answers = {hit["_id"]: cast(LookupDoc, hit["_source"]) for hit in lookups}  # by NPI
     return StoredFacts(
-        plans={plan_key(p["bidId"], p["payerPlanId"]): cast(Plan, p) for p in plans},
-        providers={p["npis"][0]: p for p in providers},
-        locations={
-            p["npis"][0]: stored_locations(cast(LookupDoc, doc))
-            for p, doc in zip(providers, lookups, strict=True)
+        plans={
+            plan_key(p["bidId"], p["payerPlanId"]): cast(Plan, p)
+            for p in (hit["_source"] for hit in plans)
         },
-        coverage=[cast(CoverageDoc, row) for row in coverage],
+        # The provider as stored, written into the answer as it is (never parsed here).
+        providers={npi: stored_answer(doc["provider"]) for npi, doc in answers.items()},
+        locations={npi: stored_locations(doc) for npi, doc in answers.items()},
+        coverage=[cast(CoverageDoc, hit["_source"]) for hit in coverage],
     )

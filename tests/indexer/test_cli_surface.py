@@ -58,7 +58,7 @@ async def test_a_bad_or_missing_file_is_exit_1_with_the_reason(
     code, _, stderr = await run(es_url, index_names, "load", "--nppes", missing, "--nucc", nucc)
     assert code == 1 and "nowhere.csv" in stderr and "Traceback" not in stderr
     code, _, stderr = await run(es_url, index_names, "load", "--nppes", str(bad))
-    assert code == 1 and "give --source-dir, or both --nppes and --nucc" in stderr
+    assert code == 1 and "give --source-dir, or --nucc with --nppes and/or --plan-net" in stderr
     # Nothing left behind: no index but the (released) lock's.
     assert set(await es.indices.get(index=f"{index_names.prefix}-*")) <= {index_names.lock()}
     assert await current_lock(es, index_names) is None
