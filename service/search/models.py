@@ -94,12 +94,11 @@ class SearchRequest(BaseModel):
             raise ValueError("sort: sort 'distance' needs a 'location'")
         if self.bidId is not None and self.payerPlanId is not None:
             raise ValueError("payerPlanId: give 'bidId' or 'payerPlanId', not both")
-        plan = self.bidId if self.bidId is not None else self.payerPlanId
-        if (plan is None) != (self.contractYear is None):
-            raise ValueError(
-                "contractYear: 'contractYear' goes with 'bidId' or 'payerPlanId' (in network for"
-                " that plan year)"
-            )
+        plan = "bidId" if self.bidId is not None else "payerPlanId" if self.payerPlanId else None
+        if plan is not None and self.contractYear is None:
+            raise ValueError(f"{plan}: '{plan}' and 'contractYear' go together")
+        if plan is None and self.contractYear is not None:
+            raise ValueError("contractYear: 'contractYear' goes with 'bidId' or 'payerPlanId'")
         return self
 
     @property

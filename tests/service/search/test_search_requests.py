@@ -26,6 +26,13 @@ from tests.service.search.calls import LOWER_MANHATTAN, search
         ({"query": None, "location": "10013"}, "query"),
         ({"query": "a", "sort": "distance"}, "sort"),
         ({"query": "a", "bidId": "H1234_001"}, "bidId"),
+        ({"query": "a", "payerPlanId": "HPID280000"}, "payerPlanId"),
+        ({"query": "a", "contractYear": 2026}, "contractYear"),
+        (
+            {"query": "a", "bidId": "H1234_001", "payerPlanId": "X1", "contractYear": 2026},
+            "payerPlanId",
+        ),
+        ({"query": "a", "payerPlanId": "no spaces", "contractYear": 2026}, "payerPlanId"),
         ({"cursor": "x", "query": "a"}, "query"),
         ({"query": "a", "unknown": 1}, "unknown"),
         ({"location": "10013", "radius": 0}, "radius"),
