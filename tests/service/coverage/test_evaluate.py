@@ -28,6 +28,20 @@ def test_bid_ids_are_canonicalised_and_deduplicated() -> None:
     assert request.bidIds == ["H1234_001_000", "R5678_002_001"]
 
 
+def test_payer_plan_ids_alone_or_beside_bid_ids_in_request_order() -> None:
+    body = {"contractYear": 2026, "payerPlanIds": ["HPID1", "HPID1", "B"], "npis": [{"npi": NPI_A}]}
+    alone = CoverageRequest.model_validate_json(json.dumps(body))
+    assert [key for key, _, _ in alone.plans] == ["payer:HPID1", "payer:B"]
+    both = _request(payerPlanIds=["HPID1"])
+    assert both.plans == [(BID, BID, None), ("payer:HPID1", None, "HPID1")]
+
+
+def test_a_request_without_plans_is_refused() -> None:
+    body = {"contractYear": 2026, "npis": [{"npi": NPI_A}]}
+    with pytest.raises(ValidationError, match="bidIds"):
+        CoverageRequest.model_validate_json(json.dumps(body))
+
+
 def _valid_npis(count: int) -> list[dict[str, str]]:
     return [{"npi": with_check_digit(str(100_000_000 + n))} for n in range(count)]
 
@@ -44,6 +58,9 @@ def _valid_npis(count: int) -> list[dict[str, str]]:
         {"npis": _valid_npis(MAX_NPIS + 1)},
         {"contractYear": "2026"},
         {"asOf": "yesterday"},
+        {"bidIds": None},
+        {"payerPlanIds": []},
+        {"payerPlanIds": ["has space"]},
         {"extra": 1},
     ],
 )
