@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from indexer.sources import plan_net_resources as read
-from indexer.sources.plan_net_files import RESOURCE_TYPES, Resource, Unreadable, read_export
+from indexer.sources.plan_net_files import RESOURCE_TYPES, Place, Resource, Unreadable, read_export
 from indexer.sources.plan_net_records import NPI_SYSTEM, Invalid, Org, Person, Plan, Site
 
 Reject = Callable[[str, int, str, str], None]  # (file name, line, npi, reason)
@@ -84,7 +84,7 @@ class _Builder:
         self._refused: dict[str, str] = {}  # reference -> why it was rejected
         self._known: set[str] = set()  # every accepted reference, whatever its type
 
-    def refuse(self, kind: str, place: Any, npi: str, reason: str, ref: str | None) -> None:
+    def refuse(self, kind: str, place: Place, npi: str, reason: str, ref: str | None) -> None:
         self.directory.rejected[kind] += 1
         if ref is not None:
             self._refused[ref] = reason
