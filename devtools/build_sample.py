@@ -27,6 +27,7 @@ Usage (from the repository root)::
 """
 
 import argparse
+import gzip
 import hashlib
 from dataclasses import dataclass
 from operator import attrgetter
@@ -40,6 +41,7 @@ from indexer.sources.nppes import column
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_RAW = REPO_ROOT.parent / "shared" / "data" / "raw"
+PLAN_NET_TARGET = "plannet"  # a directory: a Plan-Net export is read as one (load --plan-net)
 DEFAULT_OUT = REPO_ROOT / "data" / "sample"
 
 NPPES_SOURCE = "nppes/npidata_pfile_RECONSTRUCTED_from_nppes_weekly_2024-01-01_to_2024-02-11.csv.gz"
@@ -183,6 +185,18 @@ def copy_whole(raw: Path, out: Path) -> None:
         (out / target).write_bytes(data)
 
 
+def copy_plan_net(raw: Path, out: Path) -> None:
+    """The Plan-Net reference implementation's export, every file gzipped as it is (mtime 0)."""
+    target = out / PLAN_NET_TARGET
+    target.mkdir(exist_ok=True)
+    for source in sorted((raw / "plannet_fhir").glob("*.ndjson")):
+        with (
+            open(target / f"{source.name}.gz", "wb") as handle,
+            gzip.GzipFile("", "wb", compresslevel=9, fileobj=handle, mtime=0) as packed,
+        ):
+            packed.write(source.read_bytes())
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -282,6 +296,7 @@ def main() -> None:
         f"{len(ccns)} DAC CCNs, {unknown} not in the hospital file"
     )
     copy_whole(raw, out)
+    copy_plan_net(raw, out)
     print_sizes(out)
 
 

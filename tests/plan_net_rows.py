@@ -3,6 +3,7 @@ the Plan-Net tests, never the indexer's reading of it."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 from collections.abc import Iterator
@@ -11,7 +12,8 @@ from typing import Any
 
 from core.npi import is_valid_npi
 
-PLAN_NET_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "raw" / "plannet_fhir"
+# The Plan-Net reference implementation's export, bundled with the sample (data/sample/README.md).
+PLAN_NET_DIR = Path(__file__).resolve().parents[1] / "data" / "sample" / "plannet"
 NPI_SYSTEM = "http://hl7.org/fhir/sid/us-npi"
 NETWORK_EXTENSION = (
     "http://hl7.org/fhir/us/davinci-pdex-plan-net/StructureDefinition/network-reference"
@@ -20,8 +22,9 @@ NEW_HAVEN = {"lat": 41.3083, "lng": -72.9279}
 
 
 def resources(kind: str, directory: Path = PLAN_NET_DIR) -> Iterator[dict[str, Any]]:
-    for path in sorted(directory.glob(f"*_{kind}.ndjson")):
-        for line in path.read_text(encoding="utf-8").splitlines():
+    for path in sorted(directory.glob(f"*_{kind}.ndjson*")):
+        text = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+        for line in text.decode("utf-8").splitlines():
             if line.strip():
                 yield json.loads(line)
 
