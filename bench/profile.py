@@ -8,7 +8,6 @@ writes ``<path>.txt`` (py-spy's collapsed stacks) and ``<path>.md`` (the summary
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
 import signal
 import subprocess
@@ -29,7 +28,8 @@ def sampled(pid: int, path: Path | None) -> Iterator[None]:
     if path is None:
         yield
         return
-    py_spy = shutil.which("py-spy", path=f"{Path(sys.executable).parent}:{os.environ['PATH']}")
+    # The virtualenv's own first (it is installed with the dev extras), else the PATH's.
+    py_spy = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or shutil.which("py-spy")
     if py_spy is None:
         raise RuntimeError("py-spy is not installed (pip install -e '.[dev]')")
     stacks = path.with_suffix(".txt")
