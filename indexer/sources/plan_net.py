@@ -111,9 +111,6 @@ class _Builder:
                 f"dangling_reference: {ref.partition('/')[0]}" if ref else "bad_reference"
             )
 
-    def _provider(self, npi: str) -> PlanNetProvider:
-        return self.directory.providers[npi]
-
     def _add_person(self, person: Person) -> None:
         if person.npi in self.directory.providers:
             raise Invalid("duplicate_npi")
@@ -164,7 +161,7 @@ class _Builder:
         for network in networks:
             if network not in self.directory.networks:
                 raise Invalid("not_a_network")
-        provider = self._provider(npi)
+        provider = self.directory.providers[npi]
         own = read.new_patients(body)
         offered = [self._services[s] for s in services]
         for service in offered:

@@ -127,7 +127,8 @@ class _Applier:
                 for r in (docs.coverage if docs else [])
                 if r["source"] == self._source
             }
-            actions += self._coverage_actions(mine, new_rows, origin)
+            rows_written = self._coverage_actions(mine, new_rows, origin)
+            actions += rows_written
             if docs is None:
                 if lookup is not None:
                     actions += [self._delete("providers", npi, origin)]
@@ -140,7 +141,8 @@ class _Applier:
                 docs.search = cast(Any, {**search, **{f: fresh[f] for f in _OVERLAY_FIELDS}})
             written = self._provider_actions(npi, lookup, search, docs, origin)
             actions += written
-            changed = bool(written) or mine.keys() != new_rows.keys()
+            # A changed accepting-new-patients or period changes a row, not the documents.
+            changed = bool(written) or bool(rows_written)
             outcome = "added" if lookup is None else "changed" if changed else "unchanged"
             self._report.outcomes[outcome] += 1
         result = await bulk_index(es, actions, chunk_size=1000)
