@@ -76,7 +76,8 @@ def operator_dir() -> Iterator[Path]:
     try:
         folder.chmod(0o755)
         for path in SAMPLE.iterdir():
-            shutil.copy(path, folder / path.name)
+            if path.is_file():
+                shutil.copy(path, folder / path.name)
         (folder / WEEK).parent.mkdir(mode=0o755)
         subprocess.run(
             [
