@@ -226,6 +226,17 @@ class SearchDoc(TypedDict):
     specialtyText: list[str]
     credentials: list[str]
     points: list[GeoPoint]  # one per geocoded location, for the radius, distance and facets
+    # The FHIR API's string, token and date parameters (core.fhir_terms: normalised, matched
+    # as prefixes), and the ids of the locations, which FHIR reads one at a time.
+    lastUpdated: IsoDate | None
+    familyNames: list[str]
+    givenNames: list[str]
+    nameParts: list[str]
+    locationIds: list[str]
+    cities: list[str]
+    states: list[str]
+    postalCodes: list[str]
+    addressParts: list[str]
     locations: list[Location]
     provider: Provider
 

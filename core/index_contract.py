@@ -18,8 +18,9 @@ INDEX_KINDS: tuple[IndexKind, ...] = ("search", "providers", "coverage", "plans"
 # back to (2: the lookup document holds its locations; search points are not nested; 3: the
 # search document holds in-network periods, not plan years in force on the day of the load;
 # 4: the lookup document holds its two answers serialised, with their ETags; 5: providers and
-# locations say their sources, Plan-Net overlays and payers' plans).
-SCHEMA = 5
+# locations say their sources, Plan-Net overlays and payers' plans; 6: the FHIR API's name,
+# address, location id and last-updated fields).
+SCHEMA = 6
 DEFAULT_PREFIX = "provider-directory"
 
 
@@ -107,6 +108,16 @@ MAPPINGS: dict[IndexKind, dict[str, Any]] = {
             # distance sort (mode min) and the distance facet need no per-location documents,
             # and the in-radius locations of a hit are picked from the stored ones.
             "points": {"type": "geo_point"},
+            # FHIR string parameters: normalised terms (core.fhir_terms), matched as prefixes.
+            "lastUpdated": {"type": "date", "format": "strict_date"},
+            "familyNames": _FILTER_KEYWORD,
+            "givenNames": _FILTER_KEYWORD,
+            "nameParts": _FILTER_KEYWORD,
+            "locationIds": _FILTER_KEYWORD,
+            "cities": _FILTER_KEYWORD,
+            "states": _FILTER_KEYWORD,
+            "postalCodes": _FILTER_KEYWORD,
+            "addressParts": _FILTER_KEYWORD,
             "locations": _STORED_ONLY,
             "provider": _STORED_ONLY,
         },

@@ -27,6 +27,7 @@ from core.documents import (
     SearchDoc,
     Specialty,
 )
+from core.fhir_terms import family_terms, given_terms, location_terms, name_terms
 from core.lookup_answers import lookup_document
 from core.network import PeriodKey, period_key, periods_of
 from core.npi import provider_id
@@ -232,6 +233,12 @@ def search_document(
         "specialtyText": _searchable(texts),
         "credentials": _searchable(list(provider["credentials"])),
         "points": points,
+        "lastUpdated": provider["lastUpdated"],
+        "familyNames": family_terms(provider),
+        "givenNames": given_terms(provider),
+        "nameParts": name_terms(provider, other_names),
+        "locationIds": [location["id"] for location in locations],
+        **location_terms(locations),
         "locations": locations,
         "provider": provider,
     }

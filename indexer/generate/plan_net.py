@@ -24,6 +24,7 @@ from pathlib import Path
 import orjson
 
 from core.geo import ZipPlace, lookup_zip, zip5
+from core.plan_net_codes import NPI_SYSTEM
 from indexer.assembly.locations import format_zip, match_key
 from indexer.generate import plan_net_resources as fhir
 from indexer.generate.plan_net_resources import Draws, Payer, Resource, base, compact, ref
@@ -188,7 +189,7 @@ def _organization_resources(
         made.append(compact(endpoint))
     kind = ("prvgrp", "Provider Group") if category in _PROVIDER_GROUPS else ("fac", "Facility")
     organization = base("Organization", f"organization-{npi}", updated) | {
-        "identifier": [{"use": "official", "system": fhir.NPI_SYSTEM, "value": npi}],
+        "identifier": [{"use": "official", "system": NPI_SYSTEM, "value": npi}],
         "active": True,
         "type": [fhir.plan_net_concept("OrgTypeCS", *kind)],
         "name": name,

@@ -11,17 +11,23 @@ from dataclasses import dataclass
 from hashlib import blake2b
 from typing import Any, TypeVar
 
+from core.plan_net_codes import (
+    BID_ID_SYSTEM,
+    NETWORK_REFERENCE,
+    NEW_PATIENTS,
+    NPI_SYSTEM,
+    NUCC_SYSTEM,
+    PLAN_NET_IG,
+    provider_role,
+)
 from indexer.sources.nppes import NppesRecord
 
 Resource = dict[str, Any]
 _T = TypeVar("_T")
 
-PLAN_NET = "http://hl7.org/fhir/us/davinci-pdex-plan-net"
-NPI_SYSTEM = "http://hl7.org/fhir/sid/us-npi"
-NUCC_SYSTEM = "http://nucc.org/provider-taxonomy"
-NETWORK_REFERENCE = f"{PLAN_NET}/StructureDefinition/network-reference"
-NEWPATIENTS = f"{PLAN_NET}/StructureDefinition/newpatients"
-MA_PLAN_SYSTEM = "https://www.cms.gov/medicare/ma-plan-id"
+PLAN_NET = PLAN_NET_IG
+NEWPATIENTS = NEW_PATIENTS
+MA_PLAN_SYSTEM = BID_ID_SYSTEM
 
 # (BCP-47 code, display, share per mille): English for all, others at about US rates.
 LANGUAGES = (
@@ -37,24 +43,6 @@ _ACCEPTING = (
     (1000, "nopt", "Not Accepting"),
 )  # fmt: skip
 # ProviderRoleCS by NUCC taxonomy prefix (the longest prefix that matches wins).
-_ROLES = {
-    "20": ("ph", "Physician"), "363A": ("pa", "Physician Assistant"), "1223": ("de", "Dentist"),
-    "36": ("apn", "Advanced Practice Nursing Providers"), "213E": ("po", "Podiatrist"),
-    "363L": ("crnp", "Certified Registered Nurse Practitioner"), "111N": ("ch", "Chiropractor"),
-    "367A": ("cnw", "Certified Nurse Midwife"), "163W": ("rn", "Registered Nurse"),
-    "164": ("lpn", "Licensed Practical Nurse"), "12": ("dp", "Dental Provider"),
-    "10": ("bh", "Behavioral Health & Social Service Providers"), "1041": ("sw", "Social Worker"),
-    "103K": ("ba", "Board Certified Behavior Analyst"), "103T": ("py", "Psychologist"),
-    "106H": ("mt", "Marriage/Family Therapist"), "101Y": ("co", "Counselor"),
-    "22": ("drr", "Developmental, Rehabilitative and Restorative Service Providers"),
-    "2251": ("pt", "Physical Therapist"), "225X": ("ot", "Occupational Therapist"),
-    "235Z": ("sp", "Speech Language Pathologist"), "231H": ("au", "Audiologist"),
-    "152W": ("oo", "Optometrist"), "156F": ("op", "Optician"),
-    "183": ("rx", "Pharmacy Service Providers"),
-    "133": ("dn", "Dietary and Nutritional Service Provider"),
-    "24": ("te", "Technologists, Technicians and Other Technical Service Providers"),
-}  # fmt: skip
-_OTHER_ROLE = ("os", "Other Service Provider")
 _MA_TYPES = {
     "HMO": ("mediadvhmo", "Medicare Advantage HMO"),
     "PPO": ("mediadv", "Medicare Advantage"),
@@ -225,7 +213,7 @@ def practitioner(record: NppesRecord, draws: Draws, payer: Payer, updated: str) 
 def practitioner_role(
     record: NppesRecord, draws: Draws, payer: Payer, updated: str, location: Resource
 ) -> Resource:
-    code, display = longest_prefix(_ROLES, primary_taxonomy(record), _OTHER_ROLE)
+    code, display = provider_role(primary_taxonomy(record))
     member_of = networks(draws, payer.networks)
     resource = base("PractitionerRole", f"role-{record.npi}", updated) | {
         "extension": [

@@ -20,9 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core.plan_net_codes import NPI_SYSTEM
 from indexer.sources import plan_net_resources as read
 from indexer.sources.plan_net_files import RESOURCE_TYPES, Place, Resource, Unreadable, read_export
-from indexer.sources.plan_net_records import NPI_SYSTEM, Invalid, Org, Person, Plan, Site
+from indexer.sources.plan_net_records import Invalid, Org, Person, Plan, Site
 
 Reject = Callable[[str, int, str, str], None]  # (file name, line, npi, reason)
 

@@ -1,27 +1,8 @@
-"""What the directory keeps of each Plan-Net resource, and the systems and codes it reads."""
+"""What the directory keeps of each Plan-Net resource (systems and codes: core.plan_net_codes)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-NPI_SYSTEM = "http://hl7.org/fhir/sid/us-npi"
-BID_ID_SYSTEM = "https://www.cms.gov/medicare/ma-plan-id"
-NUCC_SYSTEM = "http://nucc.org/provider-taxonomy"
-LANGUAGE_SYSTEM = "urn:ietf:bcp:47"
-PLAN_NET = "http://hl7.org/fhir/us/davinci-pdex-plan-net/StructureDefinition/"
-NETWORK_REFERENCE = PLAN_NET + "network-reference"
-NEW_PATIENTS = PLAN_NET + "newpatients"
-GEOLOCATION = "http://hl7.org/fhir/StructureDefinition/geolocation"
-_CODE_SYSTEMS = "http://hl7.org/fhir/us/davinci-pdex-plan-net/CodeSystem/"
-ACCEPTING_SYSTEM = _CODE_SYSTEMS + "AcceptingPatientsCS"
-ORG_TYPE_SYSTEM = _CODE_SYSTEMS + "OrgTypeCS"
-# AcceptingPatientsCS -> the directory's words for it (core.documents.NewPatients).
-NEW_PATIENT_CODES = {
-    "newpt": "accepting",
-    "existptonly": "existing_patients_only",
-    "existptfam": "existing_patients_and_family",
-    "nopt": "not_accepting",
-}
 
 
 class Invalid(ValueError):

@@ -13,8 +13,7 @@ from typing import Any
 import langcodes
 
 from core.npi import is_valid_npi
-from core.plans import canonical_bid_id
-from indexer.sources.plan_net_records import (
+from core.plan_net_codes import (
     ACCEPTING_SYSTEM,
     BID_ID_SYSTEM,
     GEOLOCATION,
@@ -25,6 +24,9 @@ from indexer.sources.plan_net_records import (
     NPI_SYSTEM,
     NUCC_SYSTEM,
     ORG_TYPE_SYSTEM,
+)
+from core.plans import canonical_bid_id
+from indexer.sources.plan_net_records import (
     Hours,
     Invalid,
     Org,

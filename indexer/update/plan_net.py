@@ -46,7 +46,10 @@ from indexer.write.bulk import Action, Origin, action_lines, bulk_index, chunked
 
 Doc = dict[str, Any]
 # What an overlay changes in the search document of a provider the NPPES file lists.
-_OVERLAY_FIELDS = ("languages", "points", "locations", "provider", "networks", "sources")
+_OVERLAY_FIELDS = (
+    *("languages", "points", "locations", "provider", "networks", "sources"),
+    *("locationIds", "cities", "states", "postalCodes", "addressParts"),
+)
 
 
 async def _listed_before(es: Any, index: str, source: str) -> set[str]:

@@ -1,0 +1,109 @@
+"""The terms FHIR string searches match (``name``, ``family``, ``given``, ``address*``): one rule
+for the indexer, which stores them in the search document, and for the FHIR API, which reads a
+search value and tells the locations of a hit apart with it.
+
+A FHIR string parameter matches when a value starts with the searched text, ignoring case and
+accents; values are kept in core.text's normalised form and matched as keyword prefixes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TypedDict
+
+from core.documents import Address, Location, Provider
+from core.text import normalize
+
+
+def _distinct(values: Iterable[str | None]) -> list[str]:
+    return list(dict.fromkeys(n for v in values if v and (n := normalize(v))))
+
+
+def family_terms(provider: Provider) -> list[str]:
+    return _distinct([provider["lastName"]])
+
+
+def given_terms(provider: Provider) -> list[str]:
+    return _distinct([provider["firstName"], provider["middleName"]])
+
+
+def name_terms(provider: Provider, other_names: Sequence[str] = ()) -> list[str]:
+    """Every part of every name (HumanName text, family, given, prefix, suffix; organisation
+    name, doing-business-as and other names) and each whole name."""
+    person = (provider["firstName"], provider["middleName"], provider["lastName"])
+    whole = " ".join(p for p in person if p)
+    return _distinct(
+        [
+            whole,
+            *person,
+            provider["prefix"],
+            provider["suffix"],
+            provider["organizationName"],
+            provider["doingBusinessAs"],
+            *other_names,
+        ]
+    )
+
+
+def postal_terms(zip_code: str | None) -> list[str]:
+    """A ZIP+4 is found by its five digits as well."""
+    if not zip_code:
+        return []
+    return _distinct([zip_code, zip_code[:5]])
+
+
+def address_terms(address: Address) -> list[str]:
+    """What the ``address`` parameter matches: any part, or the whole address as written."""
+    parts = (address["line1"], address["line2"], address["city"], address["state"])
+    whole = " ".join(p for p in (*parts, address["zip"]) if p)
+    return _distinct([*parts, *postal_terms(address["zip"]), whole])
+
+
+def city_terms(address: Address) -> list[str]:
+    return _distinct([address["city"]])
+
+
+def state_terms(address: Address) -> list[str]:
+    return _distinct([address["state"]])
+
+
+class LocationTerms(TypedDict):
+    cities: list[str]
+    states: list[str]
+    postalCodes: list[str]
+    addressParts: list[str]
+
+
+def location_terms(locations: Sequence[Location]) -> LocationTerms:
+    """The search document's address fields: each location's terms, merged."""
+    cities: list[str] = []
+    states: list[str] = []
+    postal: list[str] = []
+    parts: list[str] = []
+    for location in locations:
+        address = location["address"]
+        cities += city_terms(address)
+        states += state_terms(address)
+        postal += postal_terms(address["zip"])
+        parts += address_terms(address)
+    return {
+        "cities": _unique(cities),
+        "states": _unique(states),
+        "postalCodes": _unique(postal),
+        "addressParts": _unique(parts),
+    }
+
+
+def _unique(values: list[str]) -> list[str]:
+    return list(dict.fromkeys(values))
+
+
+def matches(terms: Sequence[str], searched: str, modifier: str | None = None) -> bool:
+    """Whether one of ``terms`` matches ``searched`` as FHIR string search does: starts with
+    (no modifier), equals (``exact``) or contains (``contains``), on normalised text."""
+    wanted = normalize(searched)
+    if modifier == "exact":
+        return wanted in terms
+    if modifier == "contains":
+        return any(wanted in term for term in terms)
+    return any(term.startswith(wanted) for term in terms)
