@@ -229,6 +229,7 @@ class SearchDoc(TypedDict):
     # The FHIR API's string, token and date parameters (core.fhir_terms: normalised, matched
     # as prefixes), and the ids of the locations, which FHIR reads one at a time.
     lastUpdated: IsoDate | None
+    roleCodes: list[str]
     familyNames: list[str]
     givenNames: list[str]
     nameParts: list[str]

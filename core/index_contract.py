@@ -110,6 +110,7 @@ MAPPINGS: dict[IndexKind, dict[str, Any]] = {
             "points": {"type": "geo_point"},
             # FHIR string parameters: normalised terms (core.fhir_terms), matched as prefixes.
             "lastUpdated": {"type": "date", "format": "strict_date"},
+            "roleCodes": _FILTER_KEYWORD,
             "familyNames": _FILTER_KEYWORD,
             "givenNames": _FILTER_KEYWORD,
             "nameParts": _FILTER_KEYWORD,

@@ -16,7 +16,7 @@ def entity_tag(body: bytes) -> str:
     return f'"{hashlib.sha256(body).hexdigest()[:40]}"'
 
 
-def _answer_order(location: Location) -> tuple[bool, str]:
+def answer_order(location: Location) -> tuple[bool, str]:
     return location["source"] != "nppes", location["id"]
 
 
@@ -24,7 +24,7 @@ def lookup_document(provider: Provider, locations: list[Location]) -> LookupDoc:
     """The provider's answer and its locations' answer (the NPPES practice address first, then
     the others by id), with their tags and the date the update compares rows with."""
     provider_body = orjson.dumps(provider)
-    locations_body = orjson.dumps(sorted(locations, key=_answer_order))
+    locations_body = orjson.dumps(sorted(locations, key=answer_order))
     return {
         "provider": provider_body.decode(),
         "providerTag": entity_tag(provider_body),

@@ -65,3 +65,10 @@ class CursorNotFound(NotFoundInput):
 class CursorExpired(CursorNotFound):
     def __init__(self) -> None:
         super().__init__("the cursor has expired (5 minutes without use)", "cursor_expired")
+
+
+class ResourceNotFound(NotFoundInput):
+    """A FHIR read of an id the directory does not have (as that resource type)."""
+
+    def __init__(self, kind: str, resource_id: str) -> None:
+        super().__init__("id", f"{kind}/{resource_id} is not known", code="resource_not_found")

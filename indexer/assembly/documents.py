@@ -27,7 +27,14 @@ from core.documents import (
     SearchDoc,
     Specialty,
 )
-from core.fhir_terms import family_terms, given_terms, location_terms, name_terms
+from core.fhir_terms import (
+    family_terms,
+    given_terms,
+    last_updated,
+    location_terms,
+    name_terms,
+    role_codes,
+)
 from core.lookup_answers import lookup_document
 from core.network import PeriodKey, period_key, periods_of
 from core.npi import provider_id
@@ -233,7 +240,8 @@ def search_document(
         "specialtyText": _searchable(texts),
         "credentials": _searchable(list(provider["credentials"])),
         "points": points,
-        "lastUpdated": provider["lastUpdated"],
+        "lastUpdated": last_updated(provider),
+        "roleCodes": role_codes(provider),
         "familyNames": family_terms(provider),
         "givenNames": given_terms(provider),
         "nameParts": name_terms(provider, other_names),

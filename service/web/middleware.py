@@ -10,12 +10,14 @@ from aiohttp import web
 
 from service.errors import DirectoryError
 from service.web.auth import InvalidToken
-from service.web.keys import LIMITER, REQUEST_ID, SCOPES, SUBJECT, VERIFIER
+from service.web.keys import LIMITER, REQUEST_ID, SCOPES, SETTINGS, SUBJECT, VERIFIER
 from service.web.problems import ProblemError, from_directory_error
 from service.web.types import Handler
 
 _SAFE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 REQUIRED_SCOPE_ATTRIBUTE = "required_scope"
+ANONYMOUS_ATTRIBUTE = "anonymous_allowed"
+ANONYMOUS_SUBJECT = "anonymous:"
 SANDBOX_ROUTE_PREFIX = "sandbox-"
 SANDBOX_HEADER = "X-Sandbox"
 
@@ -28,6 +30,13 @@ def requires_scope(scope: str) -> Callable[[Handler], Handler]:
         return handler
 
     return mark
+
+
+def allows_anonymous(handler: Handler) -> Handler:
+    """Mark a handler as readable without a token when the operator allows it
+    (``fhir_anonymous``); a token, when given, is still verified."""
+    setattr(handler, ANONYMOUS_ATTRIBUTE, True)
+    return handler
 
 
 @web.middleware
@@ -56,7 +65,14 @@ async def auth_middleware(request: web.Request, handler: Handler) -> web.StreamR
     scope = getattr(request.match_info.handler, REQUIRED_SCOPE_ATTRIBUTE, None)
     if scope is None:
         return await handler(request)
-    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    given = request.headers.get("Authorization", "")
+    anonymous = getattr(request.match_info.handler, ANONYMOUS_ATTRIBUTE, False)
+    if not given and anonymous and request.app[SETTINGS].fhir_anonymous:
+        # Rate-limited per client address, as a token is per subject.
+        request[SUBJECT] = ANONYMOUS_SUBJECT + (request.remote or "")
+        request[SCOPES] = frozenset({scope})
+        return await handler(request)
+    scheme, _, token = given.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise _unauthorized("a bearer token is required", error="invalid_request")
     try:

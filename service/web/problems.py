@@ -22,6 +22,8 @@ from service.errors import (
     NotFoundInput,
     ProviderNotFound,
 )
+from service.fhir.bundle import operation_outcome
+from service.fhir.models import FHIR_JSON, FHIR_PREFIX
 from service.web.keys import REQUEST_ID
 from service.web.types import Handler
 
@@ -80,6 +82,14 @@ def invalid_request(errors: list[FieldError]) -> ProblemError:
 
 
 def problem_response(request: web.Request, error: ProblemError) -> web.Response:
+    if request.path == FHIR_PREFIX or request.path.startswith(FHIR_PREFIX + "/"):
+        return web.Response(
+            status=error.status,
+            body=operation_outcome(error.status, error.code, error.detail),
+            content_type=FHIR_JSON,
+            charset="utf-8",
+            headers=error.headers,
+        )
     body: Problem = {
         "type": PROBLEM_BASE + error.code,
         "title": error.title,

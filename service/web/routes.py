@@ -12,6 +12,7 @@ from typing import Literal
 from aiohttp import web
 
 from service.coverage.routes import coverage
+from service.fhir.routes import setup_fhir_routes
 from service.providers.routes import get_locations, get_provider
 from service.search.routes import search
 from service.web import docs, health
@@ -80,3 +81,4 @@ def setup_routes(app: web.Application, settings: Settings) -> None:
             app.router.add_get(path, route.handler, name=route.name)
         else:
             app.router.add_route(route.method, path, route.handler, name=route.name)
+    setup_fhir_routes(app)

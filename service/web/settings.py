@@ -51,6 +51,11 @@ class Settings(ElasticsearchAccess):
     rate_limit_burst: int = Field(default=200, ge=1)
     metrics_enabled: bool = True
     sandbox: bool = False
+    # CMS requires provider directory APIs to be public: the FHIR API reads without a token
+    # (rate-limited per client address) unless this is off; a bearer token works either way.
+    fhir_anonymous: bool = True
+    # The FHIR API's absolute root as clients reach it (behind a proxy); else the request's.
+    fhir_base_url: str | None = None
 
     @model_validator(mode="after")
     def _refuse_development_secret(self) -> Settings:

@@ -1,0 +1,85 @@
+"""Searchset Bundles and OperationOutcomes (pure)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from urllib.parse import urlencode
+
+import orjson
+
+from service.fhir.models import Resource, Search
+
+_ISSUE_CODES = {
+    400: "invalid",
+    401: "login",
+    403: "forbidden",
+    404: "not-found",
+    405: "not-supported",
+    406: "not-supported",
+    410: "deleted",
+    413: "too-costly",
+    415: "not-supported",
+    429: "throttled",
+    503: "transient",
+}
+
+
+@dataclass
+class Page:
+    """What one page of a search found: its matches, what they bring along, and where the next
+    page starts (None: the last page)."""
+
+    matches: list[Resource] = field(default_factory=list)
+    included: list[Resource] = field(default_factory=list)
+    total: int | None = None
+    next_cursor: str | None = None
+
+
+def _url(base: str, search: Search, cursor: str | None = None) -> str:
+    pairs = list(search.applied)
+    if cursor is not None:
+        pairs.append(("_cursor", cursor))
+    query = urlencode(pairs)
+    return f"{base}/{search.kind}" + (f"?{query}" if query else "")
+
+
+def _entry(base: str, resource: Resource, mode: str) -> Resource:
+    full_url = f"{base}/{resource['resourceType']}/{resource['id']}"
+    return {"fullUrl": full_url, "resource": resource, "search": {"mode": mode}}
+
+
+def searchset(base: str, search: Search, page: Page) -> bytes:
+    """``base``: the FHIR API's absolute root, e.g. ``https://host/fhir``. The self link says
+    the search as it was run: what lenient handling left out is not in it."""
+    links = [{"relation": "self", "url": _url(base, search, search.cursor)}]
+    if page.next_cursor is not None:
+        links.append({"relation": "next", "url": _url(base, search, page.next_cursor)})
+    seen = {(r["resourceType"], r["id"]) for r in page.matches}
+    included = []
+    for resource in page.included:
+        key = (resource["resourceType"], resource["id"])
+        if key not in seen:
+            seen.add(key)
+            included.append(resource)
+    bundle: Resource = {"resourceType": "Bundle", "type": "searchset"}
+    if page.total is not None:
+        bundle["total"] = page.total
+    bundle["link"] = links
+    bundle["entry"] = [
+        *(_entry(base, r, "match") for r in page.matches),
+        *(_entry(base, r, "include") for r in included),
+    ]
+    if not bundle["entry"]:
+        del bundle["entry"]
+    return orjson.dumps(bundle)
+
+
+def operation_outcome(status: int, code: str, detail: str) -> bytes:
+    """The FHIR API's error answer (``code``: the service's stable error code, as details)."""
+    issue = {
+        "severity": "error" if status < 500 or status == 503 else "fatal",
+        "code": _ISSUE_CODES.get(status, "exception"),
+        "details": {"coding": [{"code": code}], "text": code},
+        "diagnostics": detail,
+    }
+    return orjson.dumps({"resourceType": "OperationOutcome", "issue": [issue]})

@@ -1,0 +1,122 @@
+"""The CapabilityStatement (``GET /fhir/metadata``) and the SearchParameter of ``_text``, both
+written from the parameter table (service.fhir.models), so they declare exactly what is served."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from core.plan_net_codes import PLAN_NET_IG, profile
+from service.fhir.models import (
+    FHIR_JSON,
+    FHIR_VERSION,
+    INCLUDES,
+    PARAMETERS,
+    RESOURCE_TYPES,
+    REVINCLUDES,
+    TEXT_PARAMETER,
+    Resource,
+    ResourceType,
+)
+
+TEXT_SEARCH_PARAMETER_ID: Final = "provider-directory-text"
+PLAN_NET_GUIDE: Final = PLAN_NET_IG + "/ImplementationGuide/hl7.fhir.us.davinci-pdex-plan-net"
+_STANDARD = "http://hl7.org/fhir/SearchParameter/"
+_PLAN_NET_PARAMETERS = PLAN_NET_IG + "/SearchParameter/"
+# Plan-Net defines these itself; the others are FHIR's own.
+_PLAN_NET_DEFINED = {"network", "coverage-area", "via-intermediary", "new-patient"}
+_PROFILE_NAMES: Final[dict[ResourceType, str]] = {
+    "Practitioner": "Practitioner",
+    "PractitionerRole": "PractitionerRole",
+    "Organization": "Organization",
+    "Location": "Location",
+}
+_TEXT_DOCUMENTATION = (
+    "Free text read as the /v2 search reads it: names, specialties and the words people use"
+    " for them (kardiologist, heart doctor), conditions, misspellings; ranked by relevance,"
+    " and by distance with near."
+)
+
+
+def _definition(kind: ResourceType, name: str, base: str) -> str:
+    if name == TEXT_PARAMETER:
+        return f"{base}/SearchParameter/{TEXT_SEARCH_PARAMETER_ID}"
+    if name in ("_id", "_lastUpdated"):
+        return f"{_STANDARD}Resource-{name[1:].lower()}"
+    owner = "Resource" if name.startswith("_") else kind
+    if name in _PLAN_NET_DEFINED:
+        return f"{_PLAN_NET_PARAMETERS}{kind.lower()}-{name}"
+    return f"{_STANDARD}{owner}-{name}"
+
+
+def _resource(kind: ResourceType, base: str) -> Resource:
+    params = PARAMETERS[kind]
+    chains: dict[str, list[str]] = {}
+    for name in params:
+        head, dot, tail = name.partition(".")
+        if dot:
+            chains.setdefault(head, []).append(tail)
+    search_params = []
+    for name, param in params.items():
+        if "." in name:
+            continue
+        entry: Resource = {
+            "name": name,
+            "definition": _definition(kind, name, base),
+            "type": param.type if param.type != "special" else "special",
+        }
+        if name in chains:
+            entry["documentation"] = f"chains: {', '.join(name + '.' + c for c in chains[name])}"
+        elif name == TEXT_PARAMETER:
+            entry["documentation"] = _TEXT_DOCUMENTATION
+        search_params.append(entry)
+    resource: Resource = {
+        "type": kind,
+        "supportedProfile": [profile(_PROFILE_NAMES[kind])],
+        "interaction": [{"code": "read"}, {"code": "search-type"}],
+        "searchParam": search_params,
+    }
+    if INCLUDES[kind]:
+        resource["searchInclude"] = list(INCLUDES[kind])
+    if REVINCLUDES[kind]:
+        resource["searchRevInclude"] = list(REVINCLUDES[kind])
+    return resource
+
+
+def capability_statement(base: str, software_version: str, date: str) -> Resource:
+    return {
+        "resourceType": "CapabilityStatement",
+        "status": "active",
+        "date": date,
+        "kind": "instance",
+        "software": {"name": "provider-directory", "version": software_version},
+        "implementation": {"description": "Provider Directory: Plan-Net API", "url": base},
+        "fhirVersion": FHIR_VERSION,
+        "format": [FHIR_JSON, "json"],
+        "implementationGuide": [
+            f"{PLAN_NET_IG}/ImplementationGuide/hl7.fhir.us.davinci-pdex-plan-net"
+        ],
+        "rest": [
+            {
+                "mode": "server",
+                "documentation": "Read-only. Anonymous reads allowed unless the operator turns"
+                " them off; a bearer token is accepted as well. Unknown parameters follow"
+                " Prefer: handling=strict|lenient (lenient by default).",
+                "resource": [_resource(kind, base) for kind in RESOURCE_TYPES],
+            }
+        ],
+    }
+
+
+def text_search_parameter(base: str) -> Resource:
+    kinds = [kind for kind in RESOURCE_TYPES if TEXT_PARAMETER in PARAMETERS[kind]]
+    return {
+        "resourceType": "SearchParameter",
+        "id": TEXT_SEARCH_PARAMETER_ID,
+        "url": f"{base}/SearchParameter/{TEXT_SEARCH_PARAMETER_ID}",
+        "name": "ProviderDirectoryText",
+        "status": "active",
+        "description": _TEXT_DOCUMENTATION,
+        "code": TEXT_PARAMETER,
+        "base": kinds,
+        "type": "special",
+    }

@@ -1,0 +1,150 @@
+"""What the FHIR API serves: its resource types, the search parameters of each (one table, read
+by the parser, the query builder and the CapabilityStatement) and a parsed search."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal
+
+ResourceType = Literal["Practitioner", "PractitionerRole", "Organization", "Location"]
+RESOURCE_TYPES: Final[tuple[ResourceType, ...]] = (
+    "Practitioner",
+    "PractitionerRole",
+    "Organization",
+    "Location",
+)
+ParamType = Literal["token", "string", "date", "reference", "special"]
+Resource = dict[str, Any]
+FHIR_PREFIX: Final = "/fhir"
+FHIR_VERSION: Final = "4.0.1"
+FHIR_JSON: Final = "application/fhir+json"
+DEFAULT_COUNT: Final = 20
+MAX_COUNT: Final = 100
+DEFAULT_NEAR_MILES: Final = 25.0
+MAX_NEAR_MILES: Final = 100.0
+TEXT_PARAMETER: Final = "_text"
+
+
+@dataclass(frozen=True)
+class Param:
+    """A search parameter: its type, the search-document field it reads (``None``: handled
+    apart), whether each location of a hit is checked against it (Location searches), and the
+    FHIRPath of the element (the CapabilityStatement's documentation)."""
+
+    type: ParamType
+    field: str | None
+    expression: str
+    per_location: bool = False
+
+
+_ID = Param("token", "npi", "Resource.id")
+_LAST_UPDATED = Param("date", "lastUpdated", "Resource.meta.lastUpdated")
+_NAME = Param("string", "nameParts", "name")
+_ADDRESS = Param("string", "addressParts", "address", per_location=True)
+_CITY = Param("string", "cities", "address.city", per_location=True)
+_STATE = Param("string", "states", "address.state", per_location=True)
+_POSTAL = Param("string", "postalCodes", "address.postalCode", per_location=True)
+_NEAR = Param("special", None, "position", per_location=True)
+_TEXT = Param("special", None, "(the /v2 search's reading of free text)")
+
+PARAMETERS: Final[dict[ResourceType, dict[str, Param]]] = {
+    "Practitioner": {
+        "_id": _ID,
+        "_lastUpdated": _LAST_UPDATED,
+        "name": _NAME,
+        "family": Param("string", "familyNames", "name.family"),
+        "given": Param("string", "givenNames", "name.given"),
+        TEXT_PARAMETER: _TEXT,
+    },
+    "PractitionerRole": {
+        "_id": _ID,
+        "_lastUpdated": _LAST_UPDATED,
+        "practitioner": Param("reference", "npi", "practitioner"),
+        "practitioner.name": _NAME,
+        "location": Param("reference", "locationIds", "location"),
+        "location.address": _ADDRESS,
+        "location.address-city": _CITY,
+        "location.address-state": _STATE,
+        "location.address-postalcode": _POSTAL,
+        "specialty": Param("token", "taxonomyCodes", "specialty"),
+        "role": Param("token", "roleCodes", "code"),
+        "near": _NEAR,
+        TEXT_PARAMETER: _TEXT,
+    },
+    "Organization": {
+        "_id": _ID,
+        "_lastUpdated": _LAST_UPDATED,
+        "name": _NAME,
+        "address": _ADDRESS,
+        "type": Param("token", None, "type"),
+        TEXT_PARAMETER: _TEXT,
+    },
+    "Location": {
+        "_id": Param("token", "locationIds", "Resource.id", per_location=True),
+        "_lastUpdated": _LAST_UPDATED,
+        "address": _ADDRESS,
+        "address-city": _CITY,
+        "address-state": _STATE,
+        "address-postalcode": _POSTAL,
+        "organization": Param("reference", "npi", "managingOrganization"),
+        "organization.name": _NAME,
+        "near": _NEAR,
+    },
+}
+# The resource type a reference parameter points at.
+TARGETS: Final[dict[str, ResourceType]] = {
+    "practitioner": "Practitioner",
+    "location": "Location",
+    "organization": "Organization",
+}
+INCLUDES: Final[dict[ResourceType, tuple[str, ...]]] = {
+    "Practitioner": (),
+    "PractitionerRole": ("PractitionerRole:practitioner", "PractitionerRole:location"),
+    "Organization": (),
+    "Location": ("Location:organization",),
+}
+REVINCLUDES: Final[dict[ResourceType, tuple[str, ...]]] = {
+    "Practitioner": ("PractitionerRole:practitioner",),
+    "PractitionerRole": (),
+    "Organization": ("Location:organization",),
+    "Location": ("PractitionerRole:location",),
+}
+# Result parameters: how many, which page, what else, how to answer.
+CONTROL_PARAMETERS: Final = frozenset(
+    {"_count", "_cursor", "_include", "_revinclude", "_format", "_total"}
+)
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One parameter as given: its values are alternatives (a comma), clauses all hold."""
+
+    name: str
+    param: Param
+    values: tuple[str, ...]
+    modifier: str | None = None
+    prefixes: tuple[str, ...] = ()  # date comparators, one per value ("eq" when none)
+
+
+@dataclass(frozen=True)
+class Near:
+    lat: float
+    lng: float
+    miles: float
+
+
+@dataclass(frozen=True)
+class Search:
+    """A search-type request, read: what to match, how many, from where, what else."""
+
+    kind: ResourceType
+    clauses: tuple[Clause, ...] = ()
+    count: int = DEFAULT_COUNT
+    cursor: str | None = None
+    includes: tuple[str, ...] = ()
+    revincludes: tuple[str, ...] = ()
+    near: Near | None = None
+    text: str | None = None
+    # Given and used, in order, for the self link; and what lenient handling left out.
+    applied: tuple[tuple[str, str], ...] = ()
+    ignored: tuple[str, ...] = field(default=())

@@ -1,0 +1,202 @@
+"""``Search`` -> the search index's query body (pure), and the check of one location against
+the parameters a Location search applies to each location of a hit."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from datetime import date, datetime, timedelta
+from typing import Any
+
+import orjson
+
+from core.documents import Json, Location
+from core.fhir_terms import address_terms, city_terms, matches, postal_terms, state_terms
+from core.geo import haversine_miles
+from core.plan_net_codes import NUCC_SYSTEM, ORG_TYPE_SYSTEM, PROVIDER_ROLE_SYSTEM
+from core.text import normalize
+from service.errors import InvalidInput
+from service.fhir.models import TARGETS, Clause, Near, ResourceType, Search
+from service.fhir.resources import PROVIDER_ORGANIZATION
+
+_TOKEN_SYSTEMS = {"taxonomyCodes": NUCC_SYSTEM, "roleCodes": PROVIDER_ROLE_SYSTEM}
+_ENTITY_TYPES: dict[ResourceType, str | None] = {
+    "Practitioner": "individual",
+    "PractitionerRole": "individual",
+    "Organization": "organization",
+    "Location": None,
+}
+NOTHING: Json = {"bool": {"must_not": {"match_all": {}}}}
+
+
+def _token_code(clause_field: str, value: str) -> str | None:
+    """The code a token value asks for; None when its system is not the field's."""
+    system, bar, code = value.rpartition("|")
+    if bar and system and system != _TOKEN_SYSTEMS.get(clause_field):
+        return None
+    return code
+
+
+def _reference_id(clause: Clause, value: str) -> str | None:
+    """``Type/id``, a plain id or an absolute URL ending in ``Type/id``."""
+    kind = TARGETS[clause.name.split(".")[0]]
+    parts = value.rstrip("/").split("/")
+    if len(parts) == 1:
+        return parts[0]
+    return parts[-1] if parts[-2] == kind else None
+
+
+def _string(field: str, value: str, modifier: str | None) -> Json:
+    wanted = normalize(value)
+    if modifier == "exact":
+        return {"term": {field: wanted}}
+    if modifier == "contains":
+        return {"wildcard": {field: {"value": f"*{wanted}*"}}}
+    return {"prefix": {field: wanted}}
+
+
+def _interval(value: str) -> tuple[str, str]:
+    """The instants a FHIR date of any precision covers: [start, end)."""
+    if len(value) == 4:
+        return f"{value}-01-01", f"{int(value) + 1}-01-01"
+    if len(value) == 7:
+        year, month = int(value[:4]), int(value[5:])
+        end = f"{year + month // 12}-{month % 12 + 1:02d}-01"
+        return f"{value}-01", end
+    if len(value) == 10:
+        return value, (date.fromisoformat(value) + timedelta(days=1)).isoformat()
+    instant = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    day = instant.date().isoformat()  # the store keeps days
+    return day, (instant.date() + timedelta(days=1)).isoformat()
+
+
+def _date(field: str, prefix: str, value: str) -> Json:
+    start, end = _interval(value)
+    ranges = {
+        "eq": {"gte": start, "lt": end},
+        "gt": {"gte": end},
+        "sa": {"gte": end},
+        "ge": {"gte": start},
+        "lt": {"lt": start},
+        "eb": {"lt": start},
+        "le": {"lt": end},
+    }
+    if prefix == "ne":
+        return {"bool": {"must_not": {"range": {field: {"gte": start, "lt": end}}}}}
+    return {"range": {field: ranges[prefix]}}
+
+
+def _value_query(clause: Clause, index: int) -> Json:
+    param, value = clause.param, clause.values[index]
+    field = param.field
+    if param.type == "date" and field:
+        return _date(field, clause.prefixes[index], value)
+    if clause.name == "type":  # Organization.type: providers are "prov" organisations
+        system, _, kind = value.rpartition("|")
+        wanted = kind == PROVIDER_ORGANIZATION[0] and system in ("", ORG_TYPE_SYSTEM)
+        return {"match_all": {}} if wanted else NOTHING
+    if field is None:
+        raise ValueError(f"{clause.name} is not answered by a query")
+    if param.type == "token":
+        code = value if field in ("npi", "locationIds") else _token_code(field, value)
+        return {"term": {field: code}} if code else NOTHING
+    if param.type == "reference":
+        found = _reference_id(clause, value)
+        return {"term": {field: found}} if found else NOTHING
+    return _string(field, value, clause.modifier)
+
+
+def _clause_query(clause: Clause) -> Json:
+    alternatives = [_value_query(clause, i) for i in range(len(clause.values))]
+    if len(alternatives) == 1:
+        return alternatives[0]
+    return {"bool": {"should": alternatives, "minimum_should_match": 1}}
+
+
+def _filters(search: Search) -> list[Json]:
+    filters = [_clause_query(clause) for clause in search.clauses]
+    entity_type = _ENTITY_TYPES[search.kind]
+    if entity_type:
+        filters.append({"term": {"entityType": entity_type}})
+    if search.kind == "Location" and any(c.name.startswith("organization") for c in search.clauses):
+        filters.append({"term": {"entityType": "organization"}})
+    if search.near is not None:
+        point = {"lat": search.near.lat, "lon": search.near.lng}
+        filters.append({"geo_distance": {"distance": f"{search.near.miles}mi", "points": point}})
+    return filters
+
+
+def sort_of(search: Search) -> list[Json]:
+    by_npi = {"npi": "asc"}
+    if search.near is None:
+        return [by_npi]
+    point = {"lat": search.near.lat, "lon": search.near.lng}
+    distance = {"points": point, "order": "asc", "unit": "mi", "mode": "min"}
+    return [{"_geo_distance": distance}, by_npi]
+
+
+def build_query(search: Search, size: int, after: list[Any] | None) -> Json:
+    body: Json = {
+        "query": {"bool": {"filter": _filters(search)}},
+        "sort": sort_of(search),
+        "size": size,
+        "track_total_hits": search.kind != "Location",
+        "_source": ["provider", "locations"],
+    }
+    if after is not None:
+        body["search_after"] = after
+    return body
+
+
+# ---- paging: where the next page starts, as an opaque token ----
+
+
+def encode_cursor(after: list[Any] | None, skip: int = 0) -> str:
+    raw = orjson.dumps({"after": after, "skip": skip})
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(token: str) -> tuple[list[Any] | None, int]:
+    try:
+        decoded = orjson.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+        after, skip = decoded["after"], int(decoded["skip"])
+    except (ValueError, KeyError, TypeError, binascii.Error):
+        raise InvalidInput("_cursor", "_cursor: not a page this server gave") from None
+    if after is not None and not isinstance(after, list):
+        raise InvalidInput("_cursor", "_cursor: not a page this server gave")
+    return after, max(skip, 0)
+
+
+# ---- the locations of a hit that a Location search asks for ----
+
+
+def _location_value(clause: Clause, value: str, location: Location) -> bool:
+    address = location["address"]
+    if clause.name == "_id":
+        return value == location["id"]
+    name = clause.name.removeprefix("location.")
+    if name == "address-postalcode":
+        terms = postal_terms(address["zip"])
+    elif name == "address-city":
+        terms = city_terms(address)
+    elif name == "address-state":
+        terms = state_terms(address)
+    else:
+        terms = address_terms(address)
+    return matches(terms, value, clause.modifier)
+
+
+def _near_location(near: Near, location: Location) -> bool:
+    lat, lng = location["address"]["lat"], location["address"]["lng"]
+    if lat is None or lng is None:
+        return False
+    return haversine_miles(near.lat, near.lng, lat, lng) <= near.miles
+
+
+def location_matches(search: Search, location: Location) -> bool:
+    for clause in search.clauses:
+        if clause.param.per_location and not any(
+            _location_value(clause, value, location) for value in clause.values
+        ):
+            return False
+    return search.near is None or _near_location(search.near, location)

@@ -1,0 +1,108 @@
+"""The FHIR API under /fhir: metadata, read and search-type (GET, and POST ``_search``)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from importlib.metadata import version
+from typing import cast, get_args
+
+import orjson
+from aiohttp import web
+
+from service.errors import ResourceNotFound
+from service.fhir.bundle import searchset
+from service.fhir.capability import (
+    TEXT_SEARCH_PARAMETER_ID,
+    capability_statement,
+    text_search_parameter,
+)
+from service.fhir.models import FHIR_JSON, FHIR_PREFIX, Resource, ResourceType
+from service.fhir.params import read_search
+from service.fhir.read import read_resource
+from service.fhir.search import search_resources
+from service.web.keys import ES, INDEX_NAMES, SETTINGS, TODAY
+from service.web.middleware import allows_anonymous, requires_scope
+
+_TYPES = frozenset(get_args(ResourceType))
+_STARTED = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _answer(body: bytes, status: int = 200) -> web.Response:
+    return web.Response(body=body, status=status, content_type=FHIR_JSON, charset="utf-8")
+
+
+def base_url(request: web.Request) -> str:
+    configured = request.app[SETTINGS].fhir_base_url
+    if configured:
+        return configured.rstrip("/")
+    return f"{request.scheme}://{request.host}{FHIR_PREFIX}"
+
+
+def _kind(request: web.Request) -> ResourceType:
+    kind = request.match_info["type"]
+    if kind not in _TYPES:
+        raise ResourceNotFound(kind, "*")
+    return cast(ResourceType, kind)
+
+
+def _strict(request: web.Request) -> bool:
+    prefer = request.headers.get("Prefer", "").replace(" ", "").lower()
+    return "handling=strict" in prefer.split(",") or "handling=strict" in prefer.split(";")
+
+
+async def _search(request: web.Request, pairs: list[tuple[str, str]]) -> web.Response:
+    app = request.app
+    search = read_search(_kind(request), pairs, strict=_strict(request))
+    page = await search_resources(app[ES], app[INDEX_NAMES], search, app[TODAY]())
+    return _answer(searchset(base_url(request), search, page))
+
+
+@allows_anonymous
+@requires_scope("providers:read")
+async def metadata(request: web.Request) -> web.Response:
+    statement = capability_statement(base_url(request), version("provider-directory"), _STARTED)
+    return _answer(orjson.dumps(statement))
+
+
+@allows_anonymous
+@requires_scope("providers:read")
+async def search_parameter(request: web.Request) -> web.Response:
+    if request.match_info["id"] != TEXT_SEARCH_PARAMETER_ID:
+        raise ResourceNotFound("SearchParameter", request.match_info["id"])
+    return _answer(orjson.dumps(text_search_parameter(base_url(request))))
+
+
+@allows_anonymous
+@requires_scope("providers:read")
+async def search_type(request: web.Request) -> web.Response:
+    return await _search(request, list(request.query.items()))
+
+
+@allows_anonymous
+@requires_scope("providers:read")
+async def search_post(request: web.Request) -> web.Response:
+    form = await request.post()
+    pairs = [*request.query.items(), *((k, str(v)) for k, v in form.items())]
+    return await _search(request, pairs)
+
+
+@allows_anonymous
+@requires_scope("providers:read")
+async def read(request: web.Request) -> web.Response:
+    app = request.app
+    kind = _kind(request)
+    resource: Resource = await read_resource(
+        app[ES], app[INDEX_NAMES], kind, request.match_info["id"]
+    )
+    return _answer(orjson.dumps(resource))
+
+
+def setup_fhir_routes(app: web.Application) -> None:
+    router = app.router
+    router.add_get(f"{FHIR_PREFIX}/metadata", metadata, name="fhir-metadata")
+    router.add_get(
+        f"{FHIR_PREFIX}/SearchParameter/{{id}}", search_parameter, name="fhir-search-parameter"
+    )
+    router.add_get(f"{FHIR_PREFIX}/{{type}}", search_type, name="fhir-search")
+    router.add_post(f"{FHIR_PREFIX}/{{type}}/_search", search_post, name="fhir-search-post")
+    router.add_get(f"{FHIR_PREFIX}/{{type}}/{{id}}", read, name="fhir-read")
