@@ -219,7 +219,7 @@ def listed_provider(listed: PlanNetProvider, nucc: Mapping[str, TaxonomyEntry]) 
         "specialties": specialties,
         "pcpEligible": is_pcp_eligible([s["code"] for s in specialties]),
         "enumerationDate": None,
-        "lastUpdated": None,
+        "lastUpdated": person.updated,
         "sources": [],
         "languageSources": [],
     }

@@ -50,6 +50,7 @@ class Person:
     gender: str | None
     languages: tuple[str, ...]
     taxonomies: tuple[tuple[str, str | None], ...]  # (NUCC code, display)
+    updated: str | None = None  # the day of the resource's meta.lastUpdated
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,7 @@ value set. Elements the directory does not use are not checked.
 from __future__ import annotations
 
 import re
+from datetime import date
 from typing import Any
 
 import langcodes
@@ -113,6 +114,15 @@ def _language(code: str) -> str:
     return str(language.display_name())
 
 
+def _updated(body: dict[str, Any]) -> str | None:
+    meta = body.get("meta")
+    updated = meta.get("lastUpdated") if isinstance(meta, dict) else None
+    try:
+        return date.fromisoformat(updated[:10]).isoformat() if isinstance(updated, str) else None
+    except ValueError:
+        return None
+
+
 def _first(values: Any) -> str | None:
     return str(values[0]) if isinstance(values, list) and values else None
 
@@ -150,6 +160,7 @@ def practitioner(body: dict[str, Any]) -> Person:
         gender=_GENDERS.get(gender) if gender else None,
         languages=tuple(languages),
         taxonomies=taxonomies(qualifications),
+        updated=_updated(body),
     )
 
 
@@ -162,7 +173,7 @@ def organization(body: dict[str, Any]) -> Org:
     npi = _npi(body, required=False) if kind not in ("ntwk", "payer") else None
     person = None
     if npi is not None:
-        person = Person(npi, False, name, None, None, None, None, None, None, (), ())
+        person = Person(npi, False, name, *(None,) * 6, (), (), _updated(body))
     return Org(kind, name, person)
 
 

@@ -9,6 +9,7 @@ refused either way: guessing what it meant would answer a different question.
 from __future__ import annotations
 
 import re
+from datetime import date, datetime
 from collections.abc import Iterable
 
 from service.errors import InvalidInput
@@ -68,12 +69,24 @@ def _near(value: str) -> Near:
     return Near(lat, lng, miles)
 
 
+def _real_date(value: str) -> bool:
+    """A day that exists and a time of day that does (the pattern checks only the shape)."""
+    try:
+        if len(value) > 10:
+            datetime.fromisoformat(value.replace("Z", "+00:00"))
+        elif len(value) == 10:
+            date.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
 def _date_values(name: str, values: list[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     prefixes: list[str] = []
     dates: list[str] = []
     for value in values:
         prefix, rest = (value[:2], value[2:]) if value[:2] in DATE_PREFIXES else ("eq", value)
-        if not _DATE.match(rest):
+        if not _DATE.match(rest) or not _real_date(rest):
             raise _invalid(name, f"{value!r} is not a FHIR date (YYYY, YYYY-MM-DD, ...)")
         prefixes.append(prefix)
         dates.append(rest)
