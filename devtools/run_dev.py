@@ -7,6 +7,7 @@ import asyncio
 import logging
 import signal
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from aiohttp import web
@@ -23,6 +24,7 @@ from service.web.logs import configure_logging
 from service.web.settings import Settings
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "data" / "sample"
+PLAN_NET_DIR = SAMPLE_DIR / "plannet"
 EXAMPLE_NPI = "1003000100"  # an individual in the bundled sample (Gardena, CA)
 EXAMPLE_SEARCH = '{"query": "heart doctor", "location": "10013", "radius": 5, "pageSize": 3}'
 # a (synthetic) in-network pair of the bundled coverage file
@@ -34,9 +36,11 @@ EXAMPLE_COVERAGE = (
 async def _load_sample(url: str, names: IndexNames) -> None:
     es = make_client(url, request_timeout=120)
     try:
-        report = await load(
-            es, SourceFiles.discover(SAMPLE_DIR), LoadOptions(names=names, progress=True)
+        # The bundled Plan-Net reference export too, so /fhir serves a payer's directory.
+        sources = replace(
+            SourceFiles.discover(SAMPLE_DIR), plan_net=PLAN_NET_DIR, plan_net_name="reference"
         )
+        report = await load(es, sources, LoadOptions(names=names, progress=True))
         print("\n".join(format_report(report)))
     finally:
         await es.close()
@@ -51,6 +55,9 @@ def _print_examples(base: str, token: str) -> None:
     json_auth = f"{auth} -H 'Content-Type: application/json'"
     print(f"  curl -s {json_auth} {base}/v2/providers/search \\\n       -d '{EXAMPLE_SEARCH}'")
     print(f"  curl -s {json_auth} {base}/v2/providers/coverage \\\n       -d '{EXAMPLE_COVERAGE}'")
+    print(f"  curl -s '{base}/fhir/PractitionerRole?location.address-city=Hartford&_count=5'")
+    print(f"  curl -s '{base}/fhir/PractitionerRole?_text=kardiologist&near=41.76|-72.68|10|mi'")
+    print(f"  curl -s {base}/fhir/metadata   (FHIR Plan-Net API: no token needed)")
     print(f"  curl -s {base}/readyz")
     print(f"  open {base}/v2/docs   (API description: {base}/v2/openapi.json)\n")
 
