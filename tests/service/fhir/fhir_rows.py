@@ -1,0 +1,348 @@
+"""What the FHIR tests expect, read from the source files with plain CSV/JSON (the NPPES sample,
+the Doctors & Clinicians files, the NUCC table and the Plan-Net export), never through the
+indexer; and how the tests read the API: every resource seen is checked against FHIR R4B and the
+Plan-Net profile basics it fills, and searches are walked page by page through ``next`` links."""
+
+from __future__ import annotations
+
+import csv
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date, datetime
+from functools import cache
+from typing import Any
+
+from fhir.resources.R4B.location import Location
+from fhir.resources.R4B.organization import Organization
+from fhir.resources.R4B.practitioner import Practitioner
+from fhir.resources.R4B.practitionerrole import PractitionerRole
+from fhir.resources.R4B.resource import Resource as FhirResource
+from yarl import URL
+
+from core.text import normalize
+from tests.conftest import SAMPLE_DIR, ApiClient
+from tests.plan_net_rows import npi_of, resources, usable_practitioners
+from tests.source_rows import active_rows, taxonomies
+
+Row = dict[str, str]
+Json = dict[str, Any]
+Pairs = list[tuple[str, str]]
+NPPES = SAMPLE_DIR / "npidata_pfile_sample.csv.gz"
+PRACTICE = "Provider Business Practice Location Address"
+NPI_SYSTEM = "http://hl7.org/fhir/sid/us-npi"
+NUCC_SYSTEM = "http://nucc.org/provider-taxonomy"
+PLAN_NET_PROFILE = "http://hl7.org/fhir/us/davinci-pdex-plan-net/StructureDefinition/plannet-"
+DATA_ABSENT = "http://hl7.org/fhir/StructureDefinition/data-absent-reason"
+FHIR_CONTENT_TYPE = "application/fhir+json"
+MODELS: dict[str, type[FhirResource]] = {
+    "Practitioner": Practitioner,
+    "PractitionerRole": PractitionerRole,
+    "Organization": Organization,
+    "Location": Location,
+}
+# The Doctors & Clinicians layouts of the sample: file -> its line 1, line 2, city, state, ZIP.
+DAC_FILES = {
+    "dac_2021_layout.csv": ("adr_ln_1", "adr_ln_2", "cty", "st", "zip"),
+    "dac_me_reduced.csv": ("Address", "", "City/Town", "State", "ZIP Code"),
+    "physician_compare_2017_layout.csv": (
+        "Line 1 Street Address",
+        "Line 2 Street Address",
+        "City",
+        "State",
+        "Zip Code",
+    ),
+}
+
+
+# ---- the NPPES sample ----
+
+
+@cache
+def rows() -> tuple[Row, ...]:
+    return tuple(active_rows(NPPES))
+
+
+def individuals() -> list[Row]:
+    return [r for r in rows() if r["Entity Type Code"] == "1"]
+
+
+def organizations() -> list[Row]:
+    return [r for r in rows() if r["Entity Type Code"] == "2"]
+
+
+def row_of(npi: str) -> Row:
+    return next(r for r in rows() if r["NPI"] == npi)
+
+
+@dataclass(frozen=True)
+class Place:
+    """A practice address as NPPES writes it (ZIP as digits, 5 or 9)."""
+
+    line1: str
+    line2: str
+    city: str
+    state: str
+    zip: str
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """How a Location is told apart in the tests: its first line and ZIP digits."""
+        return self.line1, self.zip
+
+
+def place(row: Row) -> Place:
+    return Place(
+        row["Provider First Line Business Practice Location Address"],
+        row["Provider Second Line Business Practice Location Address"],
+        row[f"{PRACTICE} City Name"],
+        row[f"{PRACTICE} State Name"],
+        row[f"{PRACTICE} Postal Code"],
+    )
+
+
+def location_key(resource: Json) -> tuple[str, str]:
+    address = resource["address"]
+    return address["line"][0], address.get("postalCode", "").replace("-", "")
+
+
+def terms(values: Iterable[str]) -> list[str]:
+    return [n for v in values if v and (n := normalize(v))]
+
+
+def family_terms(row: Row) -> list[str]:
+    return terms([row["Provider Last Name (Legal Name)"]])
+
+
+def given_terms(row: Row) -> list[str]:
+    return terms([row["Provider First Name"], row["Provider Middle Name"]])
+
+
+def name_terms(row: Row) -> list[str]:
+    """The official name: each part, the whole name, and an organisation's names."""
+    person = [row[f"Provider {p}"] for p in ("First Name", "Middle Name")]
+    person.append(row["Provider Last Name (Legal Name)"])
+    return terms(
+        [
+            " ".join(p for p in person if p),
+            *person,
+            row["Provider Name Prefix Text"],
+            row["Provider Name Suffix Text"],
+            row["Provider Organization Name (Legal Business Name)"],
+            row["Provider Other Organization Name"],
+        ]
+    )
+
+
+def other_person_names(row: Row) -> list[str]:
+    """Names a person had before (NPPES "Other" names), not part of the resource's name."""
+    return terms([row["Provider Other First Name"], row["Provider Other Last Name"]])
+
+
+def address_terms(at: Place) -> list[str]:
+    return terms([at.line1, at.line2, at.city, at.state, at.zip, at.zip[:5]])
+
+
+def string_match(terms: Iterable[str], value: str, modifier: str | None = None) -> bool:
+    """FHIR string search as the API documents it: starts with, ``:exact``, ``:contains``,
+    ignoring case and accents."""
+    wanted = normalize(value)
+    if modifier == "exact":
+        return wanted in terms
+    if modifier == "contains":
+        return any(wanted in t for t in terms)
+    return any(t.startswith(wanted) for t in terms)
+
+
+def last_updated(row: Row) -> date:
+    text = row["Last Update Date"] or row["Provider Enumeration Date"]
+    return datetime.strptime(text, "%m/%d/%Y").date()
+
+
+def codes(row: Row) -> set[str]:
+    return set(taxonomies(row))
+
+
+def most_common(values: Iterable[str]) -> list[str]:
+    return [v for v, _ in Counter(v for v in values if v).most_common()]
+
+
+# ---- the other sources ----
+
+
+@cache
+def other_places() -> tuple[Place, ...]:
+    """Every address of the Doctors & Clinicians files and of the Plan-Net export: a provider
+    may have one of them besides its NPPES address, or be listed by Plan-Net alone."""
+    found: list[Place] = []
+    for name, columns in DAC_FILES.items():
+        with open(SAMPLE_DIR / name, encoding="utf-8", newline="") as handle:
+            for row in csv.DictReader(handle, skipinitialspace=True):
+                found.append(Place(*(row.get(c, "") for c in columns)))
+    for kind in ("Location", "Organization", "Practitioner"):
+        for resource in resources(kind):
+            addresses = resource.get("address") or []
+            for address in addresses if isinstance(addresses, list) else [addresses]:
+                lines = [*address.get("line", []), "", ""]
+                parts = (address.get(k, "") for k in ("city", "state", "postalCode"))
+                found.append(Place(lines[0], lines[1], *parts))
+    return tuple(found)
+
+
+def place_terms(param: str, at: Place) -> list[str]:
+    """What a Location address parameter (or its PractitionerRole chain) matches of a place."""
+    name = param.removeprefix("location.")
+    if name == "address-city":
+        return terms([at.city])
+    if name == "address-state":
+        return terms([at.state])
+    if name == "address-postalcode":
+        return terms([at.zip, at.zip[:5]])
+    return address_terms(at)
+
+
+def elsewhere(param: str, value: str, modifier: str | None = None) -> bool:
+    """Whether an address of another source matches: a test that asks for an exact answer
+    from the NPPES sample alone picks a value for which this is false."""
+    return any(string_match(place_terms(param, at), value, modifier) for at in other_places())
+
+
+@dataclass(frozen=True)
+class Listed:
+    """A practitioner only the Plan-Net export lists, as its file says."""
+
+    npi: str
+    family: str
+    given: tuple[str, ...]
+    titles: tuple[str, ...]  # the first prefix and the first suffix
+    updated: date
+    languages: frozenset[str]
+    codes: frozenset[str]  # NUCC codes of its qualifications and of its roles' specialties
+
+    def given_terms(self) -> list[str]:
+        """The first given name, and the others as one middle name."""
+        return terms([self.given[0] if self.given else "", " ".join(self.given[1:])])
+
+    def name_terms(self) -> list[str]:
+        whole = " ".join((*self.given, self.family))
+        return terms([whole, *self.given_terms(), self.family, *self.titles])
+
+
+def _nucc(concepts: Iterable[Json]) -> set[str]:
+    return {
+        c["code"]
+        for concept in concepts
+        for c in concept.get("coding", [])
+        if c.get("system") == NUCC_SYSTEM
+    }
+
+
+@cache
+def plan_net_people() -> tuple[Listed, ...]:
+    practitioners = usable_practitioners()
+    role_codes: dict[str, set[str]] = {}
+    for role in resources("PractitionerRole"):
+        ref = role.get("practitioner", {}).get("reference", "")
+        role_codes.setdefault(ref, set()).update(_nucc(role.get("specialty", [])))
+    found = []
+    for ref, resource in practitioners.items():
+        names = resource.get("name") or [{}]
+        name = next((n for n in names if n.get("use") == "official"), names[0])
+        spoken = {
+            c["code"] for item in resource.get("communication", []) for c in item.get("coding", [])
+        }
+        found.append(
+            Listed(
+                npi_of(resource) or "",
+                name.get("family", ""),
+                tuple(name.get("given", [])),
+                tuple(t for k in ("prefix", "suffix") for t in name.get(k, [])[:1]),
+                date.fromisoformat(resource["meta"]["lastUpdated"][:10]),
+                frozenset(spoken),
+                frozenset(
+                    _nucc(q["code"] for q in resource.get("qualification", []) if "code" in q)
+                    | role_codes.get(ref, set())
+                ),
+            )
+        )
+    return tuple(found)
+
+
+def plan_net_mentions(text: str) -> bool:
+    """Whether a Plan-Net resource that can give a provider a specialty mentions ``text``."""
+    kinds = ("Practitioner", "PractitionerRole", "Organization", "HealthcareService")
+    return any(text in str(r) for k in kinds for r in resources(k))
+
+
+@cache
+def nucc_rows() -> tuple[Row, ...]:
+    with open(SAMPLE_DIR / "nucc_taxonomy_251.csv", encoding="utf-8", newline="") as handle:
+        return tuple(csv.DictReader(handle))
+
+
+# ---- what the API answers ----
+
+
+def check_resource(resource: Json) -> None:
+    """Valid FHIR R4B, and the Plan-Net basics the resource fills."""
+    kind = resource["resourceType"]
+    MODELS[kind].model_validate(resource)
+    assert resource["meta"]["profile"] == [f"{PLAN_NET_PROFILE}{kind}"], resource["id"]
+    assert resource["meta"]["lastUpdated"]
+    if kind == "Practitioner":
+        npis = [i["value"] for i in resource["identifier"] if i["system"] == NPI_SYSTEM]
+        assert npis == [resource["id"]]
+        assert resource["active"] is True
+        name = resource["name"][0]
+        absent = name.get("_family", {}).get("extension", [{}])[0].get("url")
+        assert name.get("family") or absent == DATA_ABSENT
+    elif kind == "Organization":
+        assert resource["type"] and resource["name"] and resource["address"]
+        assert any(i["system"] == NPI_SYSTEM for i in resource["identifier"])
+    elif kind == "Location":
+        assert resource["status"] == "active" and resource["name"]
+    else:
+        assert resource["active"] is True
+        assert resource["practitioner"]["reference"] == f"Practitioner/{resource['id']}"
+
+
+async def fetch(
+    api: ApiClient,
+    path: str,
+    params: Pairs | None = None,
+    *,
+    status: int = 200,
+    headers: dict[str, str] | None = None,
+) -> Json:
+    """One GET of the FHIR API: its status, content type and a checked body."""
+    response = await api.get(path, params=params or [], headers=headers or {})
+    body = await response.json(content_type=None)
+    assert response.status == status, body
+    assert response.content_type == FHIR_CONTENT_TYPE and response.charset == "utf-8"
+    if status != 200:
+        assert body["resourceType"] == "OperationOutcome" and body["issue"][0]["diagnostics"]
+    elif body["resourceType"] == "Bundle":
+        for entry in body.get("entry", []):
+            check_resource(entry["resource"])
+            kind, rid = entry["resource"]["resourceType"], entry["resource"]["id"]
+            assert entry["fullUrl"].endswith(f"/fhir/{kind}/{rid}")
+    elif body["resourceType"] in MODELS:
+        check_resource(body)
+    return body
+
+
+async def walk(api: ApiClient, kind: str, params: Pairs, count: int = 100) -> list[Json]:
+    """Every page of a search, following ``next`` links."""
+    pages = [await fetch(api, f"/fhir/{kind}", [*params, ("_count", str(count))])]
+    while nxt := [link["url"] for link in pages[-1]["link"] if link["relation"] == "next"]:
+        assert len(pages) < 200, "a search that never ends"
+        pages.append(await fetch(api, URL(nxt[0]).path_qs))
+    return pages
+
+
+def entries(pages: list[Json], mode: str = "match") -> list[Json]:
+    return [e["resource"] for p in pages for e in p.get("entry", []) if e["search"]["mode"] == mode]
+
+
+async def found_ids(api: ApiClient, kind: str, params: Pairs, count: int = 100) -> list[str]:
+    return [r["id"] for r in entries(await walk(api, kind, params, count))]
