@@ -76,6 +76,15 @@ def elasticsearch_errors(what: str) -> Iterator[None]:
         raise failure(error.status_code, error.body, what) from error
 
 
+async def search_whole(es: AsyncElasticsearch, index: str, body: Json, what: str) -> Json:
+    """One search of ``index`` (about ``what``), every shard answering or an error."""
+    with elasticsearch_errors(what):
+        response = await es.search(
+            index=index, body=body, allow_partial_search_results=ALLOW_PARTIAL_RESULTS
+        )
+    return dict(response.body)
+
+
 def item_answers(response: Mapping[str, Any], what: str) -> list[Json]:
     """The answers of a multi-search, in order; the first failed item raised as ``failure``
     says (a multi-search is one question: a part of it cannot be left out)."""

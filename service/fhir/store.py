@@ -8,19 +8,13 @@ from elasticsearch import AsyncElasticsearch, NotFoundError
 
 from core.documents import Json, Location, Provider
 from core.index_contract import IndexNames
-from service.storage import ALLOW_PARTIAL_RESULTS, document_missing, elasticsearch_errors
+from service.storage import document_missing, elasticsearch_errors, search_whole
 
 SEARCH_INDEX = "the search index"
 
 
 async def search(es: AsyncElasticsearch, names: IndexNames, body: Json) -> Json:
-    with elasticsearch_errors(SEARCH_INDEX):
-        response = await es.search(
-            index=names.alias("search"),
-            body=body,
-            allow_partial_search_results=ALLOW_PARTIAL_RESULTS,
-        )
-    return dict(response.body)
+    return await search_whole(es, names.alias("search"), body, SEARCH_INDEX)
 
 
 async def provider(

@@ -12,6 +12,7 @@ from service.storage import (
     WHOLE_ANSWERS_ONLY,
     elasticsearch_errors,
     item_answers,
+    search_whole,
 )
 
 PIT_KEEP_ALIVE = "5m"
@@ -19,13 +20,7 @@ SEARCH_INDEX = "the search index"
 
 
 async def search(es: AsyncElasticsearch, names: IndexNames, body: Json) -> Json:
-    with elasticsearch_errors(SEARCH_INDEX):
-        response = await es.search(
-            index=names.alias("search"),
-            body=body,
-            allow_partial_search_results=ALLOW_PARTIAL_RESULTS,
-        )
-    return dict(response.body)
+    return await search_whole(es, names.alias("search"), body, SEARCH_INDEX)
 
 
 async def search_in_time(
