@@ -8,6 +8,7 @@ unchanged on the integ-test distribution, the official image and any managed clu
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from core.network import NETWORKS_FIELD, NETWORKS_MAPPING
@@ -22,6 +23,7 @@ INDEX_KINDS: tuple[IndexKind, ...] = ("search", "providers", "coverage", "plans"
 # address, location id and last-updated fields).
 SCHEMA = 6
 DEFAULT_PREFIX = "provider-directory"
+VERSION_FORMAT = "%Y%m%dt%H%M%S%f"  # when its load began (UTC): names sort by age
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,15 @@ class IndexNames:
     def lock(self) -> str:
         """The one-document index that says which indexer job (load, update) owns the prefix."""
         return f"{self.prefix}-lock"
+
+
+def version_started(version: str) -> datetime:
+    return datetime.strptime(version, VERSION_FORMAT).replace(tzinfo=UTC)
+
+
+def loaded_on(index: str) -> str:
+    """The day (ISO) the load that wrote this versioned index began."""
+    return version_started(index.rsplit("-", 1)[-1]).date().isoformat()
 
 
 def coverage_doc_id(contract_year: int, bid_id: str, npi: str, location_id: str | None) -> str:

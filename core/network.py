@@ -69,6 +69,19 @@ def _order(key: PeriodKey) -> tuple[str, str, str]:
     return key[0], key[1] or "", key[2] or "~"
 
 
+def keys_in_force(periods: Iterable[NetworkPeriod], day: date) -> list[str]:
+    """The plan years of a search document's in-network periods that hold ``day``."""
+    today = day.isoformat()
+    return list(
+        dict.fromkeys(
+            p["key"]
+            for p in periods
+            if p["period"].get("gte", today) <= today
+            and ("lt" not in p["period"] or today < p["period"]["lt"])
+        )
+    )
+
+
 def in_network_clause(key: str, day: date) -> dict[str, Any]:
     """Search filter: an in-network row of plan year ``key`` is in force on ``day``."""
     today = day.isoformat()

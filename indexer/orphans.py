@@ -19,7 +19,7 @@ from datetime import UTC, datetime, timedelta
 from elasticsearch import AsyncElasticsearch
 from elasticsearch.exceptions import GeneralAvailabilityWarning
 
-from core.index_contract import IndexNames
+from core.index_contract import IndexNames, version_started
 from indexer import versions
 
 STALE_AFTER = timedelta(hours=24)
@@ -30,7 +30,7 @@ def _owner_gone(found: versions.Version, now: datetime) -> bool:
     alive = versions.owner_alive(found.owner)
     if alive is not None:
         return not alive
-    return now - versions.version_started(found.version) > STALE_AFTER
+    return now - version_started(found.version) > STALE_AFTER
 
 
 async def _writing_to(es: AsyncElasticsearch, indices: list[str]) -> bool:

@@ -24,6 +24,7 @@ from core.index_contract import (
     INDEX_KINDS,
     MAPPINGS,
     SCHEMA,
+    VERSION_FORMAT,
     IndexKind,
     IndexNames,
     index_settings,
@@ -49,15 +50,8 @@ LOADING, COMPLETE = "loading", "complete"
 _T = TypeVar("_T")
 
 
-VERSION_FORMAT = "%Y%m%dt%H%M%S%f"  # when its load began (UTC): names sort by age
-
-
 def new_version() -> str:
     return datetime.now(UTC).strftime(VERSION_FORMAT)
-
-
-def version_started(version: str) -> datetime:
-    return datetime.strptime(version, VERSION_FORMAT).replace(tzinfo=UTC)
 
 
 def owner() -> str:

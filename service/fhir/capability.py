@@ -24,11 +24,12 @@ _STANDARD = "http://hl7.org/fhir/SearchParameter/"
 _PLAN_NET_PARAMETERS = PLAN_NET_IG + "/SearchParameter/"
 # Plan-Net defines these itself; the others are FHIR's own.
 _PLAN_NET_DEFINED = {"network", "coverage-area", "via-intermediary", "new-patient"}
-_PROFILE_NAMES: Final[dict[ResourceType, str]] = {
-    "Practitioner": "Practitioner",
-    "PractitionerRole": "PractitionerRole",
-    "Organization": "Organization",
-    "Location": "Location",
+_PROFILES: Final[dict[ResourceType, tuple[str, ...]]] = {
+    "Practitioner": ("Practitioner",),
+    "PractitionerRole": ("PractitionerRole",),
+    "Organization": ("Organization", "Network"),
+    "Location": ("Location",),
+    "InsurancePlan": ("InsurancePlan",),
 }
 _TEXT_DOCUMENTATION = (
     "Free text read as the /v2 search reads it: names, specialties and the words people use"
@@ -71,7 +72,7 @@ def _resource(kind: ResourceType, base: str) -> Resource:
         search_params.append(entry)
     resource: Resource = {
         "type": kind,
-        "supportedProfile": [profile(_PROFILE_NAMES[kind])],
+        "supportedProfile": [profile(name) for name in _PROFILES[kind]],
         "interaction": [{"code": "read"}, {"code": "search-type"}],
         "searchParam": search_params,
     }

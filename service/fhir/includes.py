@@ -1,34 +1,49 @@
-"""What ``_include`` and ``_revinclude`` bring along (pure). Every pair the API serves joins
-resources of one provider, so they come from the same hit, without another read."""
+"""What ``_include`` and ``_revinclude`` bring along (pure). The pairs between a provider's
+resources join one hit, so they come from it without another read; networks and payers come
+from the plans' resources (service.fhir.plans), found by reference in ``plans``."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from core.documents import Location, Provider
+from service.fhir.ids import network_id
 from service.fhir.models import Resource, Search
 from service.fhir.resources import location, organization, practitioner, practitioner_role
 
+PlanIndex = Mapping[str, Resource]  # "Organization/id" -> a payer or network
+
 
 def _included(
-    name: str, provider: Provider, locations: Sequence[Location], everywhere: Sequence[Location]
+    name: str,
+    provider: Provider,
+    locations: Sequence[Location],
+    everywhere: Sequence[Location],
+    networks: Sequence[str],
+    plans: PlanIndex,
 ) -> list[Resource]:
     individual = provider["entityType"] == "individual"
     if name == "PractitionerRole:practitioner":
         return [practitioner(provider)]
     if name == "PractitionerRole:location":
         return [location(provider, place) for place in locations]
+    if name == "PractitionerRole:network":
+        found = (plans.get(f"Organization/{network_id(key)}") for key in networks)
+        return [network for network in found if network is not None]
     if name == "Location:organization":
         return [] if individual else [organization(provider, everywhere)]
     raise ValueError(f"no _include {name}")
 
 
 def _revincluded(
-    name: str, provider: Provider, locations: Sequence[Location], everywhere: Sequence[Location]
+    name: str,
+    provider: Provider,
+    everywhere: Sequence[Location],
+    networks: Sequence[str],
 ) -> list[Resource]:
     individual = provider["entityType"] == "individual"
     if name in ("PractitionerRole:practitioner", "PractitionerRole:location"):
-        return [practitioner_role(provider, everywhere)] if individual else []
+        return [practitioner_role(provider, everywhere, networks)] if individual else []
     if name == "Location:organization":
         return [] if individual else [location(provider, place) for place in everywhere]
     raise ValueError(f"no _revinclude {name}")
@@ -39,12 +54,31 @@ def brought_along(
     provider: Provider,
     matched: Sequence[Location],
     everywhere: Sequence[Location],
+    networks: Sequence[str] = (),
+    plans: PlanIndex | None = None,
 ) -> list[Resource]:
     """``matched``: the locations that are matches themselves (a Location search) or that the
-    matched resource points at; ``everywhere``: all of the provider's locations."""
+    matched resource points at; ``everywhere``: all of the provider's locations; ``networks``:
+    the plan years of its in-network rows in force."""
     found: list[Resource] = []
     for name in search.includes:
-        found += _included(name, provider, matched, everywhere)
+        found += _included(name, provider, matched, everywhere, networks, plans or {})
     for name in search.revincludes:
-        found += _revincluded(name, provider, matched, everywhere)
+        found += _revincluded(name, provider, everywhere, networks)
+    return found
+
+
+def plan_references(search: Search, resource: Resource, plans: PlanIndex) -> list[Resource]:
+    """``_include`` of a plan's or a network's references (owned-by, administered-by, partof)."""
+    elements = {
+        "InsurancePlan:owned-by": "ownedBy",
+        "InsurancePlan:administered-by": "administeredBy",
+        "Organization:partof": "partOf",
+    }
+    found = []
+    for name in search.includes:
+        element = resource.get(elements.get(name, ""))
+        target = plans.get(element["reference"]) if isinstance(element, dict) else None
+        if target is not None:
+            found.append(target)
     return found

@@ -6,12 +6,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-ResourceType = Literal["Practitioner", "PractitionerRole", "Organization", "Location"]
+ResourceType = Literal[
+    "Practitioner", "PractitionerRole", "Organization", "Location", "InsurancePlan"
+]
 RESOURCE_TYPES: Final[tuple[ResourceType, ...]] = (
     "Practitioner",
     "PractitionerRole",
     "Organization",
     "Location",
+    "InsurancePlan",
 )
 ParamType = Literal["token", "string", "date", "reference", "special"]
 Resource = dict[str, Any]
@@ -46,6 +49,9 @@ _STATE = Param("string", "states", "address.state", per_location=True)
 _POSTAL = Param("string", "postalCodes", "address.postalCode", per_location=True)
 _NEAR = Param("special", None, "position", per_location=True)
 _TEXT = Param("special", None, "(the /v2 search's reading of free text)")
+# Answered from the plans (service.fhir.plans): a provider has none of these.
+_PAYER = Param("reference", None, "ownedBy")
+_NETWORK = Param("reference", None, "extension('network-reference').value")
 
 PARAMETERS: Final[dict[ResourceType, dict[str, Param]]] = {
     "Practitioner": {
@@ -68,6 +74,8 @@ PARAMETERS: Final[dict[ResourceType, dict[str, Param]]] = {
         "location.address-postalcode": _POSTAL,
         "specialty": Param("token", "taxonomyCodes", "specialty"),
         "role": Param("token", "roleCodes", "code"),
+        "network": _NETWORK,
+        "network.name": Param("string", None, "extension('network-reference').value.name"),
         "near": _NEAR,
         TEXT_PARAMETER: _TEXT,
     },
@@ -77,6 +85,8 @@ PARAMETERS: Final[dict[ResourceType, dict[str, Param]]] = {
         "name": _NAME,
         "address": _ADDRESS,
         "type": Param("token", None, "type"),
+        "partof": Param("reference", None, "partOf"),
+        "partof.name": Param("string", None, "partOf.name"),
         TEXT_PARAMETER: _TEXT,
     },
     "Location": {
@@ -90,24 +100,45 @@ PARAMETERS: Final[dict[ResourceType, dict[str, Param]]] = {
         "organization.name": _NAME,
         "near": _NEAR,
     },
+    "InsurancePlan": {
+        "_id": Param("token", None, "Resource.id"),
+        "_lastUpdated": Param("date", None, "Resource.meta.lastUpdated"),
+        "name": Param("string", None, "name"),
+        "identifier": Param("token", None, "identifier"),
+        "type": Param("token", None, "type"),
+        "owned-by": _PAYER,
+        "owned-by.name": Param("string", None, "ownedBy.name"),
+        "administered-by": Param("reference", None, "administeredBy"),
+        "administered-by.name": Param("string", None, "administeredBy.name"),
+    },
 }
 # The resource type a reference parameter points at.
 TARGETS: Final[dict[str, ResourceType]] = {
     "practitioner": "Practitioner",
     "location": "Location",
     "organization": "Organization",
+    "network": "Organization",
+    "partof": "Organization",
+    "owned-by": "Organization",
+    "administered-by": "Organization",
 }
 INCLUDES: Final[dict[ResourceType, tuple[str, ...]]] = {
     "Practitioner": (),
-    "PractitionerRole": ("PractitionerRole:practitioner", "PractitionerRole:location"),
-    "Organization": (),
+    "PractitionerRole": (
+        "PractitionerRole:practitioner",
+        "PractitionerRole:location",
+        "PractitionerRole:network",
+    ),
+    "Organization": ("Organization:partof",),
     "Location": ("Location:organization",),
+    "InsurancePlan": ("InsurancePlan:owned-by", "InsurancePlan:administered-by"),
 }
 REVINCLUDES: Final[dict[ResourceType, tuple[str, ...]]] = {
     "Practitioner": ("PractitionerRole:practitioner",),
     "PractitionerRole": (),
     "Organization": ("Location:organization",),
     "Location": ("PractitionerRole:location",),
+    "InsurancePlan": (),
 }
 # Result parameters: how many, which page, what else, how to answer.
 CONTROL_PARAMETERS: Final = frozenset(
@@ -148,3 +179,6 @@ class Search:
     # Given and used, in order, for the self link; and what lenient handling left out.
     applied: tuple[tuple[str, str], ...] = ()
     ignored: tuple[str, ...] = field(default=())
+    # The plan years each network clause names (service.fhir.search resolves them): a role
+    # matches with an in-network row of one of each tuple's years in force on the day.
+    network_keys: tuple[tuple[str, ...], ...] = ()

@@ -9,8 +9,8 @@ refused either way: guessing what it meant would answer a different question.
 from __future__ import annotations
 
 import re
-from datetime import date, datetime
 from collections.abc import Iterable
+from datetime import date, datetime
 
 from service.errors import InvalidInput
 from service.fhir.models import (

@@ -13,6 +13,7 @@ import orjson
 from core.documents import Json, Location
 from core.fhir_terms import address_terms, city_terms, matches, postal_terms, state_terms
 from core.geo import haversine_miles
+from core.network import NETWORKS_FIELD, in_network_clause
 from core.plan_net_codes import NUCC_SYSTEM, ORG_TYPE_SYSTEM, PROVIDER_ROLE_SYSTEM
 from core.text import normalize
 from service.errors import InvalidInput
@@ -27,6 +28,8 @@ _ENTITY_TYPES: dict[ResourceType, str | None] = {
     "Location": None,
 }
 NOTHING: Json = {"bool": {"must_not": {"match_all": {}}}}
+NETWORK_PARAMETER = "network"
+HIT_SOURCE = ("provider", "locations", NETWORKS_FIELD)
 
 
 def _token_code(clause_field: str, value: str) -> str | None:
@@ -70,20 +73,32 @@ def _interval(value: str) -> tuple[str, str]:
     return day, (instant.date() + timedelta(days=1)).isoformat()
 
 
-def _date(field: str, prefix: str, value: str) -> Json:
+def _bounds(prefix: str, value: str) -> dict[str, str]:
+    """The days a stored day must be in for ``prefix value`` (``ne``: the days it must not)."""
     start, end = _interval(value)
-    ranges = {
+    return {
         "eq": {"gte": start, "lt": end},
+        "ne": {"gte": start, "lt": end},
         "gt": {"gte": end},
         "sa": {"gte": end},
         "ge": {"gte": start},
         "lt": {"lt": start},
         "eb": {"lt": start},
         "le": {"lt": end},
-    }
+    }[prefix]
+
+
+def _date(field: str, prefix: str, value: str) -> Json:
     if prefix == "ne":
-        return {"bool": {"must_not": {"range": {field: {"gte": start, "lt": end}}}}}
-    return {"range": {field: ranges[prefix]}}
+        return {"bool": {"must_not": {"range": {field: _bounds(prefix, value)}}}}
+    return {"range": {field: _bounds(prefix, value)}}
+
+
+def day_matches(day: str, prefix: str, value: str) -> bool:
+    """The same comparison for a day held in memory."""
+    bounds = _bounds(prefix, value)
+    inside = bounds.get("gte", day) <= day and ("lt" not in bounds or day < bounds["lt"])
+    return not inside if prefix == "ne" else inside
 
 
 def _value_query(clause: Clause, index: int) -> Json:
@@ -95,8 +110,8 @@ def _value_query(clause: Clause, index: int) -> Json:
         system, _, kind = value.rpartition("|")
         wanted = kind == PROVIDER_ORGANIZATION[0] and system in ("", ORG_TYPE_SYSTEM)
         return {"match_all": {}} if wanted else NOTHING
-    if field is None:
-        raise ValueError(f"{clause.name} is not answered by a query")
+    if field is None:  # answered from the plans: no provider has it
+        return NOTHING
     if param.type == "token":
         code = value if field in ("npi", "locationIds") else _token_code(field, value)
         return {"term": {field: code}} if code else NOTHING
@@ -113,8 +128,20 @@ def _clause_query(clause: Clause) -> Json:
     return {"bool": {"should": alternatives, "minimum_should_match": 1}}
 
 
-def _filters(search: Search) -> list[Json]:
-    filters = [_clause_query(clause) for clause in search.clauses]
+def _in_network(keys: tuple[str, ...], today: date | None) -> Json:
+    if not keys or today is None:
+        return NOTHING
+    clauses = [in_network_clause(key, today) for key in keys]
+    return clauses[0] if len(clauses) == 1 else {"bool": {"should": clauses}}
+
+
+def _filters(search: Search, today: date | None) -> list[Json]:
+    filters = [
+        _clause_query(clause)
+        for clause in search.clauses
+        if not clause.name.startswith(NETWORK_PARAMETER)
+    ]
+    filters += [_in_network(keys, today) for keys in search.network_keys]
     entity_type = _ENTITY_TYPES[search.kind]
     if entity_type:
         filters.append({"term": {"entityType": entity_type}})
@@ -135,13 +162,16 @@ def sort_of(search: Search) -> list[Json]:
     return [{"_geo_distance": distance}, by_npi]
 
 
-def build_query(search: Search, size: int, after: list[Any] | None) -> Json:
+def build_query(
+    search: Search, size: int, after: list[Any] | None, today: date | None = None
+) -> Json:
+    """``today``: the day a network clause asks about (``search.network_keys``)."""
     body: Json = {
-        "query": {"bool": {"filter": _filters(search)}},
+        "query": {"bool": {"filter": _filters(search, today)}},
         "sort": sort_of(search),
         "size": size,
         "track_total_hits": search.kind != "Location",
-        "_source": ["provider", "locations"],
+        "_source": list(HIT_SOURCE),
     }
     if after is not None:
         body["search_after"] = after
@@ -151,20 +181,23 @@ def build_query(search: Search, size: int, after: list[Any] | None) -> Json:
 # ---- paging: where the next page starts, as an opaque token ----
 
 
-def encode_cursor(after: list[Any] | None, skip: int = 0) -> str:
-    raw = orjson.dumps({"after": after, "skip": skip})
+def encode_cursor(after: list[Any] | None, skip: int = 0, phase: str | None = None) -> str:
+    """Where the next page starts: after the hit with these sort values, ``skip`` matches
+    further (a Location page ending inside a hit; a page of resources held in memory), in
+    ``phase`` (an Organization search's payers and networks, after its providers)."""
+    raw = orjson.dumps({"after": after, "skip": skip, "phase": phase})
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def decode_cursor(token: str) -> tuple[list[Any] | None, int]:
+def decode_cursor(token: str) -> tuple[list[Any] | None, int, str | None]:
     try:
         decoded = orjson.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
-        after, skip = decoded["after"], int(decoded["skip"])
-    except (ValueError, KeyError, TypeError, binascii.Error):
+        after, skip, phase = decoded["after"], int(decoded["skip"]), decoded.get("phase")
+    except (ValueError, KeyError, TypeError, AttributeError, binascii.Error):
         raise InvalidInput("_cursor", "_cursor: not a page this server gave") from None
-    if after is not None and not isinstance(after, list):
+    if (after is not None and not isinstance(after, list)) or not isinstance(phase, str | None):
         raise InvalidInput("_cursor", "_cursor: not a page this server gave")
-    return after, max(skip, 0)
+    return after, max(skip, 0), phase
 
 
 # ---- the locations of a hit that a Location search asks for ----

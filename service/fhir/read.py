@@ -1,35 +1,48 @@
-"""The steps of a FHIR read: find the provider the id names, build the resource."""
+"""The steps of a FHIR read: find what the id names, build the resource."""
 
 from __future__ import annotations
+
+from datetime import date
 
 from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import IndexNames
-from core.lookup_answers import answer_order
 from core.npi import is_npi_shaped
 from service.errors import ResourceNotFound
 from service.fhir import store
+from service.fhir.hits import hit_of
 from service.fhir.models import Resource, ResourceType
+from service.fhir.plans import PlanResources
+from service.fhir.query import HIT_SOURCE
 from service.fhir.resources import location, resource_of, serves
 
 
 async def read_resource(
-    es: AsyncElasticsearch, names: IndexNames, kind: ResourceType, resource_id: str
+    es: AsyncElasticsearch, names: IndexNames, kind: ResourceType, resource_id: str, today: date
 ) -> Resource:
     if kind == "Location":
-        body = {
-            "query": {"term": {"locationIds": resource_id}},
-            "size": 1,
-            "_source": ["provider", "locations"],
-        }
-        hits = (await store.search(es, names, body))["hits"]["hits"]
-        for hit in hits:
-            for place in hit["_source"]["locations"]:
-                if place["id"] == resource_id:
-                    return location(hit["_source"]["provider"], place)
+        return await _location(es, names, resource_id)
+    if kind == "InsurancePlan" or (kind == "Organization" and not is_npi_shaped(resource_id)):
+        plans = PlanResources(await store.plans(es, names))
+        found = plans.index.get(f"{kind}/{resource_id}")
+        if found is None:
+            raise ResourceNotFound(kind, resource_id)
+        return found
+    raw = await store.provider(es, names, resource_id) if is_npi_shaped(resource_id) else None
+    hit = hit_of(raw, today) if raw is not None else None
+    if hit is None or not serves(kind, hit.provider):
         raise ResourceNotFound(kind, resource_id)
-    found = await store.provider(es, names, resource_id) if is_npi_shaped(resource_id) else None
-    if found is None or not serves(kind, found[0]):
-        raise ResourceNotFound(kind, resource_id)
-    provider, locations = found
-    return resource_of(kind, provider, sorted(locations, key=answer_order))
+    return resource_of(kind, hit.provider, hit.locations, hit.networks)
+
+
+async def _location(es: AsyncElasticsearch, names: IndexNames, resource_id: str) -> Resource:
+    body = {
+        "query": {"term": {"locationIds": resource_id}},
+        "size": 1,
+        "_source": list(HIT_SOURCE),
+    }
+    for hit in (await store.search(es, names, body))["hits"]["hits"]:
+        for place in hit["_source"]["locations"]:
+            if place["id"] == resource_id:
+                return location(hit["_source"]["provider"], place)
+    raise ResourceNotFound("Location", resource_id)

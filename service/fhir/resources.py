@@ -18,6 +18,7 @@ from core.fhir_terms import last_updated
 from core.plan_net_codes import (
     ACCEPTING_SYSTEM,
     LANGUAGE_SYSTEM,
+    NETWORK_REFERENCE,
     NEW_PATIENTS,
     NPI_SYSTEM,
     NUCC_SYSTEM,
@@ -26,6 +27,7 @@ from core.plan_net_codes import (
     profile,
     provider_role,
 )
+from service.fhir.ids import network_id
 from service.fhir.models import Resource, ResourceType
 
 IDENTIFIER_TYPES = "http://terminology.hl7.org/CodeSystem/v2-0203"
@@ -178,8 +180,15 @@ def practitioner(provider: Provider) -> Resource:
     )
 
 
-def practitioner_role(provider: Provider, locations: Sequence[Location]) -> Resource:
+def practitioner_role(
+    provider: Provider, locations: Sequence[Location], networks: Sequence[str] = ()
+) -> Resource:
+    """``networks``: the plan years of the provider's in-network rows in force."""
     npi = provider["npis"][0]
+    member_of = [
+        {"url": NETWORK_REFERENCE, "valueReference": reference("Organization", network_id(key))}
+        for key in networks
+    ]
     roles = dict.fromkeys(provider_role(s["code"]) for s in provider["specialties"])
     accepting = dict.fromkeys(p["newPatients"] for p in locations if p["newPatients"])
     return _compact(
@@ -187,7 +196,10 @@ def practitioner_role(provider: Provider, locations: Sequence[Location]) -> Reso
             "resourceType": "PractitionerRole",
             "id": npi,
             "meta": _meta("PractitionerRole", provider),
-            "extension": [e for value in accepting for e in _new_patients(value)],
+            "extension": [
+                *(e for value in accepting for e in _new_patients(value)),
+                *member_of,
+            ],
             "active": True,
             "practitioner": reference("Practitioner", npi, display_name(provider)),
             "code": [
@@ -247,12 +259,18 @@ def location(provider: Provider, place: Location) -> Resource:
     )
 
 
-def resource_of(kind: ResourceType, provider: Provider, locations: Sequence[Location]) -> Resource:
-    """The Practitioner, PractitionerRole or Organization of one provider."""
+def resource_of(
+    kind: ResourceType,
+    provider: Provider,
+    locations: Sequence[Location],
+    networks: Sequence[str] = (),
+) -> Resource:
+    """The Practitioner, PractitionerRole or Organization of one provider; ``networks``: the
+    plan years of its in-network rows in force."""
     if kind == "Practitioner":
         return practitioner(provider)
     if kind == "PractitionerRole":
-        return practitioner_role(provider, locations)
+        return practitioner_role(provider, locations, networks)
     return organization(provider, locations)
 
 

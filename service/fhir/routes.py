@@ -92,7 +92,7 @@ async def read(request: web.Request) -> web.Response:
     app = request.app
     kind = _kind(request)
     resource: Resource = await read_resource(
-        app[ES], app[INDEX_NAMES], kind, request.match_info["id"]
+        app[ES], app[INDEX_NAMES], kind, request.match_info["id"], app[TODAY]()
     )
     return _answer(orjson.dumps(resource))
 

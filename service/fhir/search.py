@@ -1,104 +1,122 @@
-"""The steps of a FHIR search, in order: read the page's cursor, query the search index, build
-the resources of the hits and what they bring along, and say where the next page starts.
+"""The steps of a FHIR search, in order: read the page's cursor, resolve what names plans and
+networks, query, build the resources of the hits and what they bring along, and say where the
+next page starts.
 
-Practitioner, PractitionerRole and Organization are one resource per provider: a page is a
-page of hits. A Location search matches the locations of a hit one by one, so a page may end
-inside a hit; its cursor says how many of that hit's locations were already given. ``_text``
-asks the /v2 search (service.search), which reads free text as people write it.
+Practitioner, PractitionerRole and provider Organizations are one resource per provider: a page
+is a page of hits. A Location search matches the locations of a hit one by one (its pages are
+in ``service.fhir.location_search``). InsurancePlans, payers and networks are built from the
+few plans and searched in memory; an Organization search gives providers first, then them.
+``_text`` asks the /v2 search (service.search), which reads free text as people write it.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
-from typing import Any
 
 from elasticsearch import AsyncElasticsearch
 from pydantic import ValidationError
 
-from core.documents import Json, Location, Provider
 from core.index_contract import IndexNames
-from core.lookup_answers import answer_order
 from service.errors import InvalidInput
 from service.fhir import store
 from service.fhir.bundle import Page
-from service.fhir.includes import brought_along
-from service.fhir.models import TEXT_PARAMETER, Search
-from service.fhir.query import (
-    build_query,
-    decode_cursor,
-    encode_cursor,
-    location_matches,
-)
-from service.fhir.resources import location, resource_of
+from service.fhir.hits import Hit, hit_of
+from service.fhir.includes import brought_along, plan_references
+from service.fhir.location_search import location_page
+from service.fhir.memory import found_in_memory
+from service.fhir.models import TEXT_PARAMETER, Resource, Search
+from service.fhir.plans import PlanResources
+from service.fhir.query import NETWORK_PARAMETER, build_query, decode_cursor, encode_cursor
+from service.fhir.resources import resource_of
 from service.search.models import MAX_WINDOW, SearchRequest
 from service.search.places import LatLng
 from service.search.search import search_providers
 
-MAX_ROUNDS = 5  # a Location page reads at most this many pages of hits
+PLAN_PHASE = "plans"  # an Organization page past the providers
 
 
-def _hit(hit: Json) -> tuple[Provider, list[Location]]:
-    source = hit["_source"]
-    return source["provider"], sorted(source["locations"], key=answer_order)
+def _needs_plans(search: Search) -> bool:
+    return (
+        search.kind in ("InsurancePlan", "Organization")
+        or any(c.name.startswith(NETWORK_PARAMETER) for c in search.clauses)
+        or "PractitionerRole:network" in search.includes
+    )
 
 
 async def search_resources(
     es: AsyncElasticsearch, names: IndexNames, search: Search, today: date
 ) -> Page:
+    plans = PlanResources(await store.plans(es, names)) if _needs_plans(search) else None
+    if plans is not None and search.kind == "PractitionerRole":
+        search = replace(search, network_keys=plans.network_keys(search))
     if search.text is not None:
         return await _text_search(es, names, search, today)
     if search.kind == "Location":
-        return await _location_search(es, names, search)
-    after, _ = decode_cursor(search.cursor) if search.cursor else (None, 0)
-    response = await store.search(es, names, build_query(search, search.count + 1, after))
+        return await location_page(es, names, search, today)
+    if search.kind == "InsurancePlan":
+        assert plans is not None
+        return _memory_page(search, plans.insurance_plans, plans, with_total=True)
+    after, _, phase = decode_cursor(search.cursor) if search.cursor else (None, 0, None)
+    if phase == PLAN_PHASE and plans is not None:
+        return _memory_page(search, plans.organizations, plans, with_total=False)
+    body = build_query(search, search.count + 1, after, today)
+    response = await store.search(es, names, body)
     hits = response["hits"]["hits"]
     page = Page(total=int(response["hits"]["total"]["value"]))
-    for hit in hits[: search.count]:
-        provider, locations = _hit(hit)
-        page.matches.append(resource_of(search.kind, provider, locations))
-        page.included += brought_along(search, provider, locations, locations)
+    for raw in hits[: search.count]:
+        hit = hit_of(raw, today)
+        _add_match(page, search, hit, plans)
     if len(hits) > search.count > 0:
         page.next_cursor = encode_cursor(hits[search.count - 1]["sort"])
+    elif plans is not None and search.kind == "Organization":
+        _then_plan_organizations(page, search, plans, len(hits))
     return page
 
 
-async def _location_search(es: AsyncElasticsearch, names: IndexNames, search: Search) -> Page:
-    after, skip = decode_cursor(search.cursor) if search.cursor else (None, 0)
-    page = Page()
-    if search.count == 0:
-        return page
-    previous: list[Any] | None = after  # the sort values of the hit before the current one
-    for _ in range(MAX_ROUNDS):
-        response = await store.search(es, names, build_query(search, search.count + 1, after))
-        hits = response["hits"]["hits"]
-        for hit in hits:
-            if len(page.matches) == search.count:  # full, and this hit may have more
-                page.next_cursor = encode_cursor(previous)
-                return page
-            provider, locations = _hit(hit)
-            matched = [place for place in locations if location_matches(search, place)][skip:]
-            room = search.count - len(page.matches)
-            taken = matched[:room]
-            page.matches += [location(provider, place) for place in taken]
-            page.included += brought_along(search, provider, taken, locations)
-            if len(matched) > room:
-                page.next_cursor = encode_cursor(previous, skip + room)
-                return page
-            skip = 0
-            previous = hit["sort"]
-        if len(hits) <= search.count:
-            return page  # the last hits: nothing after them
-        after = hits[-1]["sort"]
-    page.next_cursor = encode_cursor(previous)
+def _add_match(page: Page, search: Search, hit: Hit, plans: PlanResources | None) -> None:
+    provider, locations, networks = hit.provider, hit.locations, hit.networks
+    page.matches.append(resource_of(search.kind, provider, locations, networks))
+    index = plans.index if plans else None
+    page.included += brought_along(search, provider, locations, locations, networks, index)
+
+
+def _then_plan_organizations(page: Page, search: Search, plans: PlanResources, hits: int) -> None:
+    """The providers are all given: the payers and networks that match fill the page."""
+    matched = found_in_memory(search, plans.organizations, plans.index)
+    page.total = (page.total or 0) + len(matched)
+    room = max(search.count - hits, 0)
+    for resource in matched[:room]:
+        page.matches.append(resource)
+        page.included += plan_references(search, resource, plans.index)
+    if len(matched) > room and search.count:
+        page.next_cursor = encode_cursor(None, room, PLAN_PHASE)
+
+
+def _memory_page(
+    search: Search, resources: list[Resource], plans: PlanResources, *, with_total: bool
+) -> Page:
+    """A page of resources found in memory (an Organization page past the providers has no
+    total: its first page gave it)."""
+    _, skip, _ = decode_cursor(search.cursor) if search.cursor else (None, 0, None)
+    matched = found_in_memory(search, resources, plans.index)
+    page = Page(total=len(matched) if with_total else None)
+    for resource in matched[skip : skip + search.count]:
+        page.matches.append(resource)
+        page.included += plan_references(search, resource, plans.index)
+    if skip + search.count < len(matched) and search.count:
+        phase = PLAN_PHASE if search.kind == "Organization" else None
+        page.next_cursor = encode_cursor(None, skip + search.count, phase)
     return page
 
 
 async def _text_search(
     es: AsyncElasticsearch, names: IndexNames, search: Search, today: date
 ) -> Page:
-    _, offset = decode_cursor(search.cursor) if search.cursor else (None, 0)
+    _, offset, _ = decode_cursor(search.cursor) if search.cursor else (None, 0, None)
     near = search.near
     entity_type = "organization" if search.kind == "Organization" else "individual"
+    place = {"location": LatLng(lat=near.lat, lng=near.lng), "radius": near.miles} if near else {}
     try:
         request = SearchRequest.model_validate(
             {
@@ -106,24 +124,17 @@ async def _text_search(
                 "entityType": entity_type,
                 "pageSize": max(search.count, 1),
                 "offset": min(offset, MAX_WINDOW - 1),
-                **(
-                    {"location": LatLng(lat=near.lat, lng=near.lng), "radius": near.miles}
-                    if near
-                    else {}
-                ),
+                **place,
             }
         )
     except ValidationError as error:
-        raise InvalidInput(
-            TEXT_PARAMETER, f"{TEXT_PARAMETER}: {error.errors()[0]['msg']}"
-        ) from None
+        why = error.errors()[0]["msg"]
+        raise InvalidInput(TEXT_PARAMETER, f"{TEXT_PARAMETER}: {why}") from None
     answer = await search_providers(es, names, request, today=today)
     page = Page(total=answer["totalCount"])
     for result in answer["results"][: search.count]:
-        provider: Provider = result  # a result is the provider with its in-radius locations
-        locations = sorted(result["locations"], key=answer_order)
-        page.matches.append(resource_of(search.kind, provider, locations))
-        page.included += brought_along(search, provider, locations, locations)
+        # A result is the provider with its in-radius locations; the /v2 answer has no networks.
+        _add_match(page, search, Hit(result, list(result["locations"]), []), None)
     following = offset + search.count
     if search.count and following < min(answer["totalCount"], MAX_WINDOW):
         page.next_cursor = encode_cursor(None, following)

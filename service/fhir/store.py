@@ -1,36 +1,45 @@
-"""The FHIR API's reads: the search alias for searches and locations, the lookup alias for a
-provider read by NPI (its stored answers, parsed here because a resource is built from them)."""
+"""The FHIR API's reads: the search alias (searches, and reads by NPI or location id: a read
+builds its resource from the same document a search does) and the plans alias."""
 
 from __future__ import annotations
 
-import orjson
 from elasticsearch import AsyncElasticsearch, NotFoundError
 
-from core.documents import Json, Location, Provider
-from core.index_contract import IndexNames
+from core.documents import Json
+from core.index_contract import IndexNames, loaded_on
+from service.fhir.plans import PlanRecord
+from service.fhir.query import HIT_SOURCE
 from service.storage import document_missing, elasticsearch_errors, search_whole
 
 SEARCH_INDEX = "the search index"
+MAX_PLANS = 10_000  # an index window: far above the plans of any directory
 
 
 async def search(es: AsyncElasticsearch, names: IndexNames, body: Json) -> Json:
     return await search_whole(es, names.alias("search"), body, SEARCH_INDEX)
 
 
-async def provider(
-    es: AsyncElasticsearch, names: IndexNames, npi: str
-) -> tuple[Provider, list[Location]] | None:
-    """The provider of this NPI and its locations; None when the directory has none."""
-    with elasticsearch_errors("the provider index"):
+async def provider(es: AsyncElasticsearch, names: IndexNames, npi: str) -> Json | None:
+    """The search document of this NPI as a hit (provider, locations and in-network periods),
+    so a read and a search build the same resource; None when the directory has none."""
+    with elasticsearch_errors(SEARCH_INDEX):
         try:
             source = await es.get_source(
-                index=names.alias("providers"),
+                index=names.alias("search"),
                 id=npi,
-                source_includes=["provider", "locations"],
-                realtime=False,
+                source_includes=list(HIT_SOURCE),
+                realtime=False,  # what searches see
             )
         except NotFoundError as error:
             if not document_missing(error):
                 raise
             return None
-    return orjson.loads(source["provider"]), orjson.loads(source["locations"])
+    return {"_source": dict(source)}
+
+
+async def plans(es: AsyncElasticsearch, names: IndexNames) -> list[PlanRecord]:
+    """Every plan, with the day its index version was loaded. The plans index holds hundreds
+    of plans, not millions."""
+    body = {"size": MAX_PLANS, "query": {"match_all": {}}, "sort": ["_doc"]}
+    response = await search_whole(es, names.alias("plans"), body, "the plans index")
+    return [PlanRecord(h["_source"], loaded_on(h["_index"])) for h in response["hits"]["hits"]]

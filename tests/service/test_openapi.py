@@ -16,11 +16,14 @@ from tests.conftest import ApiClient, ClientFactory
 
 
 def served_routes(settings: Settings) -> set[tuple[str, str]]:
-    """Every route but the docs page's static assets (files, not operations)."""
+    """Every route but the docs page's static assets (files, not operations) and the FHIR
+    API's, which its own CapabilityStatement (/fhir/metadata) describes."""
     app = create_app(settings)
     routes = set()
     for route in app.router.routes():
         if route.method == "HEAD" or isinstance(route.resource, web.StaticResource | None):
+            continue
+        if route.resource.canonical.startswith("/fhir"):
             continue
         path = re.sub(r"\{(\w+):[^}]*\}+", r"{\1}", route.resource.canonical)
         routes.add((route.method.lower(), path))

@@ -72,9 +72,11 @@ def test_near_filters_and_sorts_by_distance() -> None:
 
 
 def test_cursors_round_trip_and_refuse_forgeries() -> None:
-    assert decode_cursor(encode_cursor([12.5, "123"], 3)) == ([12.5, "123"], 3)
-    with pytest.raises(InvalidInput):
-        decode_cursor("not-a-cursor")
+    assert decode_cursor(encode_cursor([12.5, "123"], 3)) == ([12.5, "123"], 3, None)
+    assert decode_cursor(encode_cursor(None, 40, "plans")) == (None, 40, "plans")
+    for forged in ("not-a-cursor", "eyJhZnRlciI6MX0", "W10"):  # garbage, {"after":1}, []
+        with pytest.raises(InvalidInput):
+            decode_cursor(forged)
 
 
 def _place(city: str, zip_code: str, lat: float | None = None) -> Location:

@@ -1,0 +1,26 @@
+"""A hit of the search index, as the FHIR API reads it (pure)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+from core.documents import Json, Location, Provider
+from core.lookup_answers import answer_order
+from core.network import keys_in_force
+
+
+@dataclass(frozen=True)
+class Hit:
+    provider: Provider
+    locations: list[Location]  # in the order the lookup answers them
+    networks: list[str]  # the plan years of its in-network rows in force on the day
+
+
+def hit_of(hit: Json, today: date) -> Hit:
+    source = hit["_source"]
+    return Hit(
+        source["provider"],
+        sorted(source["locations"], key=answer_order),
+        keys_in_force(source.get("networks", []), today),
+    )

@@ -1,0 +1,55 @@
+"""A page of a Location search. A hit is a provider; its locations are matched one by one
+(``query.location_matches``), so a page may end inside a hit, and its cursor says how many of
+that hit's locations were already given."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from elasticsearch import AsyncElasticsearch
+
+from core.index_contract import IndexNames
+from service.fhir import store
+from service.fhir.bundle import Page
+from service.fhir.hits import hit_of
+from service.fhir.includes import brought_along
+from service.fhir.models import Search
+from service.fhir.query import build_query, decode_cursor, encode_cursor, location_matches
+from service.fhir.resources import location
+
+MAX_ROUNDS = 5  # a page reads at most this many pages of hits
+
+
+async def location_page(
+    es: AsyncElasticsearch, names: IndexNames, search: Search, today: date
+) -> Page:
+    after, skip, _ = decode_cursor(search.cursor) if search.cursor else (None, 0, None)
+    page = Page()
+    if search.count == 0:
+        return page
+    previous: list[Any] | None = after  # the sort values of the hit before the current one
+    for _ in range(MAX_ROUNDS):
+        response = await store.search(es, names, build_query(search, search.count + 1, after))
+        hits = response["hits"]["hits"]
+        for raw in hits:
+            if len(page.matches) == search.count:  # full, and this hit may have more
+                page.next_cursor = encode_cursor(previous)
+                return page
+            hit = hit_of(raw, today)
+            matched = [place for place in hit.locations if location_matches(search, place)]
+            matched = matched[skip:]
+            room = search.count - len(page.matches)
+            taken = matched[:room]
+            page.matches += [location(hit.provider, place) for place in taken]
+            page.included += brought_along(search, hit.provider, taken, hit.locations, hit.networks)
+            if len(matched) > room:
+                page.next_cursor = encode_cursor(previous, skip + room)
+                return page
+            skip = 0
+            previous = raw["sort"]
+        if len(hits) <= search.count:
+            return page  # the last hits: nothing after them
+        after = hits[-1]["sort"]
+    page.next_cursor = encode_cursor(previous)
+    return page

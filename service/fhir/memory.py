@@ -1,0 +1,55 @@
+"""A search over the few resources built from the plans (``service.fhir.plans``), evaluated in
+memory with the same meaning the query gives each parameter type (pure)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from core.fhir_terms import matches
+from service.fhir.models import Clause, Resource, Search
+from service.fhir.plans import search_terms
+from service.fhir.query import day_matches
+
+Index = Mapping[str, Resource]  # "Type/id" -> resource, to follow chains
+
+
+def _reference(value: str) -> str:
+    parts = value.rstrip("/").split("/")
+    return "/".join(parts[-2:]) if len(parts) >= 2 else f"Organization/{value}"
+
+
+def _holds(clause: Clause, index: int, resource: Resource, everything: Index) -> bool:
+    value = clause.values[index]
+    head, dot, tail = clause.name.partition(".")
+    terms = search_terms(resource)
+    if dot:  # a chain: the referenced resource's parameter
+        target = everything.get(next(iter(terms.get(head, [])), ""))
+        if target is None:
+            return False
+        return matches(search_terms(target).get(tail, []), value, clause.modifier)
+    found = terms.get(clause.name, [])
+    kind = clause.param.type
+    if kind == "date":
+        return any(day_matches(day, clause.prefixes[index], value) for day in found)
+    if kind == "token":  # terms hold "system|code", and the bare code ("|code": no system)
+        return value in found
+    if kind == "reference":
+        return _reference(value) in found
+    return matches(found, value, clause.modifier)
+
+
+def found_in_memory(
+    search: Search, resources: Sequence[Resource], everything: Index
+) -> list[Resource]:
+    """The resources every clause holds for (one of its values), in the order given. ``near``
+    and ``_text`` match none of them: plans and payers have no place and are not in /v2."""
+    if search.near is not None or search.text is not None:
+        return []
+    return [
+        resource
+        for resource in resources
+        if all(
+            any(_holds(clause, i, resource, everything) for i in range(len(clause.values)))
+            for clause in search.clauses
+        )
+    ]

@@ -1,0 +1,185 @@
+"""The directory's plans as Plan-Net resources (pure): an InsurancePlan per plan year, the payer
+Organization that owns it, and the plan's network Organization, which the PractitionerRoles of
+the providers with an in-network coverage row of that plan year reference.
+
+The plans index holds a few hundred plans, so these resources are built from all of them and
+searched in memory (``service.fhir.memory``) rather than through a query per parameter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.documents import Plan
+from core.fhir_terms import matches
+from core.network import network_key
+from core.plan_net_codes import BID_ID_SYSTEM, CODE_SYSTEMS, ORG_TYPE_SYSTEM, profile
+from core.plans import plan_key
+from core.text import normalize
+from service.fhir.ids import fhir_id, network_id
+from service.fhir.models import Resource, Search
+from service.fhir.resources import DATA_ABSENT, reference
+
+PRODUCT_TYPE_SYSTEM = CODE_SYSTEMS + "InsuranceProductTypeCS"
+MEDICARE_ADVANTAGE = ("mediadv", "Medicare Advantage")
+PAYER = ("payer", "Payer")
+NETWORK = ("ntwk", "Network")
+
+
+@dataclass(frozen=True)
+class PlanRecord:
+    """A plan as the plans index holds it, and the day its directory version was loaded."""
+
+    plan: Plan
+    loaded: str
+
+    @property
+    def key(self) -> str:
+        plan = self.plan
+        return network_key(plan["contractYear"], plan_key(plan["bidId"], plan["payerPlanId"]))
+
+    @property
+    def id(self) -> str:
+        return fhir_id(self.key)
+
+    @property
+    def payer_id(self) -> str:
+        plan = self.plan
+        return fhir_id("payer-" + (plan["contractId"] or plan["organization"] or plan["source"]))
+
+    @property
+    def payer_name(self) -> str:
+        plan = self.plan
+        return plan["organization"] or plan["contractId"] or plan["source"]
+
+    @property
+    def network_name(self) -> str:
+        return f"{self.plan['planName'] or self.id} network"
+
+
+def _meta(name: str, record: PlanRecord) -> Resource:
+    return {"lastUpdated": f"{record.loaded}T00:00:00Z", "profile": [profile(name)]}
+
+
+def _coding(system: str, code_display: tuple[str, str]) -> Resource:
+    code, display = code_display
+    return {"coding": [{"system": system, "code": code, "display": display}]}
+
+
+def _absent() -> Resource:
+    return {"extension": [{"url": DATA_ABSENT, "valueCode": "unknown"}]}
+
+
+def insurance_plan(record: PlanRecord) -> Resource:
+    plan = record.plan
+    identifier = (
+        {"system": BID_ID_SYSTEM, "value": plan["bidId"]}
+        if plan["bidId"]
+        else {"value": plan["payerPlanId"]}
+    )
+    medicare = plan["source"] == "plan-finder"
+    year = plan["contractYear"]
+    resource: Resource = {
+        "resourceType": "InsurancePlan",
+        "id": record.id,
+        "meta": _meta("InsurancePlan", record),
+        "identifier": [identifier],
+        "status": "active",
+        "type": [_coding(PRODUCT_TYPE_SYSTEM, MEDICARE_ADVANTAGE) if medicare else _absent()],
+        "name": plan["planName"] or record.id,
+        "period": {"start": f"{year}-01-01", "end": f"{year}-12-31"},
+        "ownedBy": reference("Organization", record.payer_id, record.payer_name),
+        "administeredBy": reference("Organization", record.payer_id, record.payer_name),
+        "network": [reference("Organization", network_id(record.key), record.network_name)],
+    }
+    if plan["planType"]:
+        resource["plan"] = [{"type": {"text": plan["planType"]}}]
+    return resource
+
+
+def payer(record: PlanRecord) -> Resource:
+    return {
+        "resourceType": "Organization",
+        "id": record.payer_id,
+        "meta": _meta("Organization", record),
+        "active": True,
+        "type": [_coding(ORG_TYPE_SYSTEM, PAYER)],
+        "name": record.payer_name,
+        "address": [_absent()],
+    }
+
+
+def network(record: PlanRecord) -> Resource:
+    return {
+        "resourceType": "Organization",
+        "id": network_id(record.key),
+        "meta": _meta("Network", record),
+        "active": True,
+        "type": [_coding(ORG_TYPE_SYSTEM, NETWORK)],
+        "name": record.network_name,
+        "partOf": reference("Organization", record.payer_id, record.payer_name),
+    }
+
+
+def search_terms(resource: Resource) -> dict[str, list[str]]:
+    """What each search parameter matches in one of these resources: normalised strings,
+    ``system|code`` and bare codes, ``Type/id`` references, and the last-updated day."""
+    terms: dict[str, list[str]] = {
+        "_id": [resource["id"]],
+        "_lastUpdated": [resource["meta"]["lastUpdated"][:10]],
+        "name": [normalize(resource["name"])],
+    }
+    codings = [c for t in resource.get("type", []) for c in t.get("coding", [])]
+    terms["type"] = [f"{c['system']}|{c['code']}" for c in codings] + [c["code"] for c in codings]
+    # A bid id is written H1234-001-000 as often as the canonical H1234_001_000.
+    values = [
+        (i.get("system", ""), form)
+        for i in resource.get("identifier", [])
+        for form in dict.fromkeys((i["value"], i["value"].replace("_", "-")))
+    ]
+    terms["identifier"] = [f"{system}|{value}" for system, value in values] + [
+        value for _, value in values
+    ]
+    for name, element in (
+        ("partof", "partOf"),
+        ("owned-by", "ownedBy"),
+        ("administered-by", "administeredBy"),
+    ):
+        if element in resource:
+            terms[name] = [resource[element]["reference"]]
+    return terms
+
+
+class PlanResources:
+    """The resources of every plan: InsurancePlans, and payers and networks (Organizations)."""
+
+    def __init__(self, records: list[PlanRecord]) -> None:
+        self.records = records
+        self.insurance_plans = [insurance_plan(r) for r in records]
+        payers = {r.payer_id: payer(r) for r in records}
+        self.organizations = [*payers.values(), *(network(r) for r in records)]
+        self.index: dict[str, Resource] = {
+            f"{r['resourceType']}/{r['id']}": r
+            for r in (*self.insurance_plans, *self.organizations)
+        }
+
+    def network_keys(self, search: Search) -> tuple[tuple[str, ...], ...]:
+        """The plan years each network clause of a PractitionerRole search names."""
+        by_id = {f"Organization/{network_id(r.key)}": r for r in self.records}
+        resolved = []
+        for clause in search.clauses:
+            if clause.name == "network":
+                wanted = {"Organization/" + v.rstrip("/").split("/")[-1] for v in clause.values}
+                resolved.append(tuple(by_id[w].key for w in wanted if w in by_id))
+            elif clause.name.startswith("network."):
+                resolved.append(
+                    tuple(
+                        r.key
+                        for r in self.records
+                        if any(
+                            matches([normalize(r.network_name)], v, clause.modifier)
+                            for v in clause.values
+                        )
+                    )
+                )
+        return tuple(resolved)

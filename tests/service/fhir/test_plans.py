@@ -1,0 +1,78 @@
+"""Plans as InsurancePlans, payers and networks, searched in memory (pure)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.documents import Plan
+from service.fhir.memory import found_in_memory
+from service.fhir.params import read_search
+from service.fhir.plans import PlanRecord, PlanResources
+
+
+def _plan(**fields: Any) -> Plan:
+    plan: dict[str, Any] = {
+        "contractYear": 2026, "bidId": None, "contractId": None, "planId": None,
+        "segmentId": None, "payerPlanId": None, "source": "plan-finder", "planName": None,
+        "organization": None, "planType": None, "snpType": None, "states": [],
+    }  # fmt: skip
+    return plan | fields  # type: ignore[return-value]
+
+
+MEDICARE = _plan(
+    bidId="H1234_001_000",
+    contractId="H1234",
+    planName="Sunny Advantage (HMO)",
+    organization="Sunny Health",
+)
+PAYERS_OWN = _plan(payerPlanId="GoldQHP", source="plan-net:acme", planName="Acme Gold")
+PLANS = PlanResources([PlanRecord(MEDICARE, "2026-11-20"), PlanRecord(PAYERS_OWN, "2026-11-21")])
+
+
+def _ids(kind: Any, pairs: list[tuple[str, str]], pool: list[dict[str, Any]]) -> list[str]:
+    return [r["id"] for r in found_in_memory(read_search(kind, pairs), pool, PLANS.index)]
+
+
+def test_a_plan_year_is_a_plan_its_payer_and_its_network() -> None:
+    [medicare, _] = PLANS.insurance_plans
+    assert medicare["id"] == "2026-H1234_001_000".replace("_", "-")
+    assert medicare["ownedBy"]["reference"] == "Organization/payer-H1234"
+    assert medicare["network"][0]["reference"] == "Organization/network-2026-H1234-001-000"
+    assert medicare["meta"]["lastUpdated"] == "2026-11-20T00:00:00Z"
+    assert medicare["type"][0]["coding"][0]["code"] == "mediadv"
+    network = PLANS.index["Organization/network-2026-H1234-001-000"]
+    assert network["partOf"]["reference"] == "Organization/payer-H1234"
+    assert network["meta"]["profile"][0].endswith("plannet-Network")
+
+
+def test_plans_are_found_by_name_identifier_type_and_owner() -> None:
+    plans = PLANS.insurance_plans
+    assert _ids("InsurancePlan", [("name", "sunny")], plans) == ["2026-H1234-001-000"]
+    for written in ("H1234-001-000", "https://www.cms.gov/medicare/ma-plan-id|H1234_001_000"):
+        assert _ids("InsurancePlan", [("identifier", written)], plans) == ["2026-H1234-001-000"]
+    assert _ids("InsurancePlan", [("identifier", "GoldQHP")], plans) == ["2026-payer-GoldQHP"]
+    assert _ids("InsurancePlan", [("type", "mediadv")], plans) == ["2026-H1234-001-000"]
+    owned = [("owned-by", "Organization/payer-H1234")]
+    assert _ids("InsurancePlan", owned, plans) == ["2026-H1234-001-000"]
+    chained = [("administered-by.name", "acme"), ("_lastUpdated", "ge2026-11-21")]
+    assert _ids("InsurancePlan", chained, plans) == []  # its payer is named by its source
+    assert _ids("InsurancePlan", [("owned-by.name", "plan-net")], plans) == ["2026-payer-GoldQHP"]
+
+
+def test_payers_and_networks_are_told_apart_by_type() -> None:
+    organizations = PLANS.organizations
+    assert _ids("Organization", [("type", "payer")], organizations) == [
+        "payer-H1234",
+        "payer-plan-net-acme",
+    ]
+    networks = _ids("Organization", [("type", "ntwk"), ("partof.name", "sunny")], organizations)
+    assert networks == ["network-2026-H1234-001-000"]
+
+
+def test_network_clauses_resolve_to_plan_years() -> None:
+    by_reference = read_search(
+        "PractitionerRole", [("network", "Organization/network-2026-H1234-001-000,x")]
+    )
+    assert PLANS.network_keys(by_reference) == (("2026:H1234_001_000",),)
+    by_name = read_search("PractitionerRole", [("network.name", "acme")])
+    assert PLANS.network_keys(by_name) == (("2026:payer:GoldQHP",),)
