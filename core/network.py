@@ -82,16 +82,18 @@ def keys_in_force(periods: Iterable[NetworkPeriod], day: date) -> list[str]:
     )
 
 
-def in_network_clause(key: str, day: date) -> dict[str, Any]:
-    """Search filter: an in-network row of plan year ``key`` is in force on ``day``."""
+def in_network_clause(key: str | None, day: date) -> dict[str, Any]:
+    """Search filter: an in-network row of plan year ``key`` (None: of any plan year) is in
+    force on ``day``."""
     today = day.isoformat()
+    plan_year = [] if key is None else [{"term": {f"{NETWORKS_FIELD}.key": key}}]
     return {
         "nested": {
             "path": NETWORKS_FIELD,
             "query": {
                 "bool": {
                     "filter": [
-                        {"term": {f"{NETWORKS_FIELD}.key": key}},
+                        *plan_year,
                         {
                             "range": {
                                 f"{NETWORKS_FIELD}.period": {

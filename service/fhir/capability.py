@@ -30,6 +30,7 @@ _PROFILES: Final[dict[ResourceType, tuple[str, ...]]] = {
     "Organization": ("Organization", "Network"),
     "Location": ("Location",),
     "InsurancePlan": ("InsurancePlan",),
+    "OrganizationAffiliation": ("OrganizationAffiliation",),
 }
 _TEXT_DOCUMENTATION = (
     "Free text read as the /v2 search reads it: names, specialties and the words people use"

@@ -9,7 +9,13 @@ from collections.abc import Mapping, Sequence
 from core.documents import Location, Provider
 from service.fhir.ids import network_id
 from service.fhir.models import Resource, Search
-from service.fhir.resources import location, organization, practitioner, practitioner_role
+from service.fhir.resources import (
+    location,
+    organization,
+    organization_affiliation,
+    practitioner,
+    practitioner_role,
+)
 
 PlanIndex = Mapping[str, Resource]  # "Organization/id" -> a payer or network
 
@@ -25,9 +31,11 @@ def _included(
     individual = provider["entityType"] == "individual"
     if name == "PractitionerRole:practitioner":
         return [practitioner(provider)]
-    if name == "PractitionerRole:location":
+    if name == "OrganizationAffiliation:participating-organization":
+        return [organization(provider, everywhere)]
+    if name in ("PractitionerRole:location", "OrganizationAffiliation:location"):
         return [location(provider, place) for place in locations]
-    if name == "PractitionerRole:network":
+    if name in ("PractitionerRole:network", "OrganizationAffiliation:network"):
         found = (plans.get(f"Organization/{network_id(key)}") for key in networks)
         return [network for network in found if network is not None]
     if name == "Location:organization":
@@ -46,6 +54,9 @@ def _revincluded(
         return [practitioner_role(provider, everywhere, networks)] if individual else []
     if name == "Location:organization":
         return [] if individual else [location(provider, place) for place in everywhere]
+    if name == "OrganizationAffiliation:participating-organization":
+        in_networks = not individual and bool(networks)
+        return [organization_affiliation(provider, everywhere, networks)] if in_networks else []
     raise ValueError(f"no _revinclude {name}")
 
 

@@ -30,7 +30,8 @@ async def location_page(
         return page
     previous: list[Any] | None = after  # the sort values of the hit before the current one
     for _ in range(MAX_ROUNDS):
-        response = await store.search(es, names, build_query(search, search.count + 1, after))
+        body = build_query(search, search.count + 1, after, today)
+        response = await store.search(es, names, body)
         hits = response["hits"]["hits"]
         for raw in hits:
             if len(page.matches) == search.count:  # full, and this hit may have more

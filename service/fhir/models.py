@@ -7,7 +7,12 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 ResourceType = Literal[
-    "Practitioner", "PractitionerRole", "Organization", "Location", "InsurancePlan"
+    "Practitioner",
+    "PractitionerRole",
+    "Organization",
+    "Location",
+    "InsurancePlan",
+    "OrganizationAffiliation",
 ]
 RESOURCE_TYPES: Final[tuple[ResourceType, ...]] = (
     "Practitioner",
@@ -15,6 +20,7 @@ RESOURCE_TYPES: Final[tuple[ResourceType, ...]] = (
     "Organization",
     "Location",
     "InsurancePlan",
+    "OrganizationAffiliation",
 )
 ParamType = Literal["token", "string", "date", "reference", "special"]
 Resource = dict[str, Any]
@@ -100,6 +106,20 @@ PARAMETERS: Final[dict[ResourceType, dict[str, Param]]] = {
         "organization.name": _NAME,
         "near": _NEAR,
     },
+    "OrganizationAffiliation": {
+        "_id": _ID,
+        "_lastUpdated": _LAST_UPDATED,
+        "participating-organization": Param("reference", "npi", "participatingOrganization"),
+        "participating-organization.name": _NAME,
+        "location": Param("reference", "locationIds", "location"),
+        "location.address": _ADDRESS,
+        "location.address-city": _CITY,
+        "location.address-state": _STATE,
+        "location.address-postalcode": _POSTAL,
+        "network": _NETWORK,
+        "network.name": Param("string", None, "network.name"),
+        "specialty": Param("token", "taxonomyCodes", "specialty"),
+    },
     "InsurancePlan": {
         "_id": Param("token", None, "Resource.id"),
         "_lastUpdated": Param("date", None, "Resource.meta.lastUpdated"),
@@ -121,6 +141,7 @@ TARGETS: Final[dict[str, ResourceType]] = {
     "partof": "Organization",
     "owned-by": "Organization",
     "administered-by": "Organization",
+    "participating-organization": "Organization",
 }
 INCLUDES: Final[dict[ResourceType, tuple[str, ...]]] = {
     "Practitioner": (),
@@ -132,13 +153,22 @@ INCLUDES: Final[dict[ResourceType, tuple[str, ...]]] = {
     "Organization": ("Organization:partof",),
     "Location": ("Location:organization",),
     "InsurancePlan": ("InsurancePlan:owned-by", "InsurancePlan:administered-by"),
+    "OrganizationAffiliation": (
+        "OrganizationAffiliation:participating-organization",
+        "OrganizationAffiliation:location",
+        "OrganizationAffiliation:network",
+    ),
 }
 REVINCLUDES: Final[dict[ResourceType, tuple[str, ...]]] = {
     "Practitioner": ("PractitionerRole:practitioner",),
     "PractitionerRole": (),
-    "Organization": ("Location:organization",),
+    "Organization": (
+        "Location:organization",
+        "OrganizationAffiliation:participating-organization",
+    ),
     "Location": ("PractitionerRole:location",),
     "InsurancePlan": (),
+    "OrganizationAffiliation": (),
 }
 # Result parameters: how many, which page, what else, how to answer.
 CONTROL_PARAMETERS: Final = frozenset(

@@ -26,6 +26,8 @@ _ENTITY_TYPES: dict[ResourceType, str | None] = {
     "PractitionerRole": "individual",
     "Organization": "organization",
     "Location": None,
+    "InsurancePlan": None,
+    "OrganizationAffiliation": "organization",
 }
 NOTHING: Json = {"bool": {"must_not": {"match_all": {}}}}
 NETWORK_PARAMETER = "network"
@@ -142,6 +144,8 @@ def _filters(search: Search, today: date | None) -> list[Json]:
         if not clause.name.startswith(NETWORK_PARAMETER)
     ]
     filters += [_in_network(keys, today) for keys in search.network_keys]
+    if search.kind == "OrganizationAffiliation":  # an organisation in a network: an affiliation
+        filters.append(in_network_clause(None, today) if today else NOTHING)
     entity_type = _ENTITY_TYPES[search.kind]
     if entity_type:
         filters.append({"term": {"entityType": entity_type}})

@@ -30,7 +30,7 @@ async def read_resource(
         return found
     raw = await store.provider(es, names, resource_id) if is_npi_shaped(resource_id) else None
     hit = hit_of(raw, today) if raw is not None else None
-    if hit is None or not serves(kind, hit.provider):
+    if hit is None or not serves(kind, hit.provider, hit.networks):
         raise ResourceNotFound(kind, resource_id)
     return resource_of(kind, hit.provider, hit.locations, hit.networks)
 

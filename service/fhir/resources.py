@@ -213,6 +213,26 @@ def practitioner_role(
     )
 
 
+def organization_affiliation(
+    provider: Provider, locations: Sequence[Location], networks: Sequence[str]
+) -> Resource:
+    """An organisation in the networks of its in-network rows in force, where it practises."""
+    npi = provider["npis"][0]
+    return _compact(
+        {
+            "resourceType": "OrganizationAffiliation",
+            "id": npi,
+            "meta": _meta("OrganizationAffiliation", provider),
+            "active": True,
+            "participatingOrganization": reference("Organization", npi, display_name(provider)),
+            "network": [reference("Organization", network_id(key)) for key in networks],
+            "specialty": [_taxonomy(s["code"], s["displayName"]) for s in provider["specialties"]],
+            "location": [reference("Location", place["id"]) for place in locations],
+            "telecom": [t for p in locations for t in _telecom(p) if t["system"] == "phone"][:5],
+        }
+    )
+
+
 def organization(provider: Provider, locations: Sequence[Location]) -> Resource:
     code, shown = PROVIDER_ORGANIZATION
     return _compact(
@@ -265,17 +285,22 @@ def resource_of(
     locations: Sequence[Location],
     networks: Sequence[str] = (),
 ) -> Resource:
-    """The Practitioner, PractitionerRole or Organization of one provider; ``networks``: the
-    plan years of its in-network rows in force."""
+    """The Practitioner, PractitionerRole, Organization or OrganizationAffiliation of one
+    provider; ``networks``: the plan years of its in-network rows in force."""
     if kind == "Practitioner":
         return practitioner(provider)
     if kind == "PractitionerRole":
         return practitioner_role(provider, locations, networks)
+    if kind == "OrganizationAffiliation":
+        return organization_affiliation(provider, locations, networks)
     return organization(provider, locations)
 
 
-def serves(kind: ResourceType, provider: Provider) -> bool:
-    """Whether the provider is a resource of this type (Location: always, by its locations)."""
+def serves(kind: ResourceType, provider: Provider, networks: Sequence[str]) -> bool:
+    """Whether the provider is a resource of this type (Location: always, by its locations;
+    an OrganizationAffiliation: an organisation in a network)."""
     if kind in ("Practitioner", "PractitionerRole"):
         return provider["entityType"] == "individual"
+    if kind == "OrganizationAffiliation":
+        return provider["entityType"] == "organization" and bool(networks)
     return kind == "Location" or provider["entityType"] == "organization"

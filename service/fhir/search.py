@@ -40,7 +40,7 @@ def _needs_plans(search: Search) -> bool:
     return (
         search.kind in ("InsurancePlan", "Organization")
         or any(c.name.startswith(NETWORK_PARAMETER) for c in search.clauses)
-        or "PractitionerRole:network" in search.includes
+        or any(name.endswith(":network") for name in search.includes)
     )
 
 
@@ -48,7 +48,7 @@ async def search_resources(
     es: AsyncElasticsearch, names: IndexNames, search: Search, today: date
 ) -> Page:
     plans = PlanResources(await store.plans(es, names)) if _needs_plans(search) else None
-    if plans is not None and search.kind == "PractitionerRole":
+    if plans is not None and search.kind in ("PractitionerRole", "OrganizationAffiliation"):
         search = replace(search, network_keys=plans.network_keys(search))
     if search.text is not None:
         return await _text_search(es, names, search, today)
