@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 import orjson
@@ -70,9 +70,19 @@ def _interval(value: str) -> tuple[str, str]:
         return f"{value}-01", end
     if len(value) == 10:
         return value, (date.fromisoformat(value) + timedelta(days=1)).isoformat()
+    # An instant: the store keeps days, each the instant of its midnight (UTC), so the days
+    # whose midnight falls in [instant, instant + its precision).
     instant = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    day = instant.date().isoformat()  # the store keeps days
-    return day, (instant.date() + timedelta(days=1)).isoformat()
+    if instant.tzinfo is not None:
+        instant = instant.astimezone(UTC).replace(tzinfo=None)
+    precision = timedelta(microseconds=1) if "." in value else timedelta(seconds=1)
+    return _first_midnight_from(instant), _first_midnight_from(instant + precision)
+
+
+def _first_midnight_from(instant: datetime) -> str:
+    """The day of the first midnight at or after ``instant``."""
+    day = instant.date()
+    return (day if instant.time() == time() else day + timedelta(days=1)).isoformat()
 
 
 def _bounds(prefix: str, value: str) -> dict[str, str]:
@@ -199,7 +209,13 @@ def decode_cursor(token: str) -> tuple[list[Any] | None, int, str | None]:
         after, skip, phase = decoded["after"], int(decoded["skip"]), decoded.get("phase")
     except (ValueError, KeyError, TypeError, AttributeError, binascii.Error):
         raise InvalidInput("_cursor", "_cursor: not a page this server gave") from None
-    if (after is not None and not isinstance(after, list)) or not isinstance(phase, str | None):
+    sort_values = after if isinstance(after, list) else []
+    if (
+        (after is not None and not isinstance(after, list))
+        or len(sort_values) > 2
+        or any(isinstance(v, bool) or not isinstance(v, str | int | float) for v in sort_values)
+        or not isinstance(phase, str | None)
+    ):
         raise InvalidInput("_cursor", "_cursor: not a page this server gave")
     return after, max(skip, 0), phase
 

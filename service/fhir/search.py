@@ -51,15 +51,19 @@ async def search_resources(
     if plans is not None and search.kind in ("PractitionerRole", "OrganizationAffiliation"):
         search = replace(search, network_keys=plans.network_keys(search))
     if search.text is not None:
-        return await _text_search(es, names, search, today)
+        return await _text_search(es, names, search, today, plans)
     if search.kind == "Location":
         return await location_page(es, names, search, today)
     if search.kind == "InsurancePlan":
         assert plans is not None
-        return _memory_page(search, plans.insurance_plans, plans, with_total=True)
+        return _memory_page(search, plans.insurance_plans, plans)
     after, _, phase = decode_cursor(search.cursor) if search.cursor else (None, 0, None)
-    if phase == PLAN_PHASE and plans is not None:
-        return _memory_page(search, plans.organizations, plans, with_total=False)
+    organizations = plans is not None and search.kind == "Organization"
+    if phase == PLAN_PHASE and plans is not None:  # the providers were all given
+        page = _memory_page(search, plans.organizations, plans)
+        counted = await store.search(es, names, build_query(search, 0, None, today))
+        page.total = (page.total or 0) + int(counted["hits"]["total"]["value"])
+        return page
     body = build_query(search, search.count + 1, after, today)
     response = await store.search(es, names, body)
     hits = response["hits"]["hits"]
@@ -69,8 +73,11 @@ async def search_resources(
         _add_match(page, search, hit, plans)
     if len(hits) > search.count > 0:
         page.next_cursor = encode_cursor(hits[search.count - 1]["sort"])
-    elif plans is not None and search.kind == "Organization":
-        _then_plan_organizations(page, search, plans, len(hits))
+    if organizations and plans is not None:
+        matched = found_in_memory(search, plans.organizations, plans.index)
+        page.total = (page.total or 0) + len(matched)
+        if page.next_cursor is None:
+            _then_plan_organizations(page, search, plans, matched, len(hits))
     return page
 
 
@@ -81,10 +88,10 @@ def _add_match(page: Page, search: Search, hit: Hit, plans: PlanResources | None
     page.included += brought_along(search, provider, locations, locations, networks, index)
 
 
-def _then_plan_organizations(page: Page, search: Search, plans: PlanResources, hits: int) -> None:
+def _then_plan_organizations(
+    page: Page, search: Search, plans: PlanResources, matched: list[Resource], hits: int
+) -> None:
     """The providers are all given: the payers and networks that match fill the page."""
-    matched = found_in_memory(search, plans.organizations, plans.index)
-    page.total = (page.total or 0) + len(matched)
     room = max(search.count - hits, 0)
     for resource in matched[:room]:
         page.matches.append(resource)
@@ -93,14 +100,11 @@ def _then_plan_organizations(page: Page, search: Search, plans: PlanResources, h
         page.next_cursor = encode_cursor(None, room, PLAN_PHASE)
 
 
-def _memory_page(
-    search: Search, resources: list[Resource], plans: PlanResources, *, with_total: bool
-) -> Page:
-    """A page of resources found in memory (an Organization page past the providers has no
-    total: its first page gave it)."""
+def _memory_page(search: Search, resources: list[Resource], plans: PlanResources) -> Page:
+    """A page of resources found in memory."""
     _, skip, _ = decode_cursor(search.cursor) if search.cursor else (None, 0, None)
     matched = found_in_memory(search, resources, plans.index)
-    page = Page(total=len(matched) if with_total else None)
+    page = Page(total=len(matched))
     for resource in matched[skip : skip + search.count]:
         page.matches.append(resource)
         page.included += plan_references(search, resource, plans.index)
@@ -111,7 +115,11 @@ def _memory_page(
 
 
 async def _text_search(
-    es: AsyncElasticsearch, names: IndexNames, search: Search, today: date
+    es: AsyncElasticsearch,
+    names: IndexNames,
+    search: Search,
+    today: date,
+    plans: PlanResources | None,
 ) -> Page:
     _, offset, _ = decode_cursor(search.cursor) if search.cursor else (None, 0, None)
     near = search.near
@@ -132,9 +140,11 @@ async def _text_search(
         raise InvalidInput(TEXT_PARAMETER, f"{TEXT_PARAMETER}: {why}") from None
     answer = await search_providers(es, names, request, today=today)
     page = Page(total=answer["totalCount"])
-    for result in answer["results"][: search.count]:
-        # A result is the provider with its in-radius locations; the /v2 answer has no networks.
-        _add_match(page, search, Hit(result, list(result["locations"]), []), None)
+    # The /v2 answer holds the in-radius locations and no networks: the resources are built
+    # from the search documents, as a read builds them, in the answer's order.
+    found = [result["npis"][0] for result in answer["results"][: search.count]]
+    for raw in await store.providers(es, names, found):
+        _add_match(page, search, hit_of(raw, today), plans)
     following = offset + search.count
     if search.count and following < min(answer["totalCount"], MAX_WINDOW):
         page.next_cursor = encode_cursor(None, following)

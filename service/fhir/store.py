@@ -43,3 +43,17 @@ async def plans(es: AsyncElasticsearch, names: IndexNames) -> list[PlanRecord]:
     body = {"size": MAX_PLANS, "query": {"match_all": {}}, "sort": ["_doc"]}
     response = await search_whole(es, names.alias("plans"), body, "the plans index")
     return [PlanRecord(h["_source"], loaded_on(h["_index"])) for h in response["hits"]["hits"]]
+
+
+async def providers(es: AsyncElasticsearch, names: IndexNames, npis: list[str]) -> list[Json]:
+    """The search documents of these NPIs as hits, in that order (those found)."""
+    if not npis:
+        return []
+    with elasticsearch_errors(SEARCH_INDEX):
+        response = await es.mget(
+            index=names.alias("search"),
+            ids=npis,
+            source_includes=list(HIT_SOURCE),
+            realtime=False,
+        )
+    return [{"_source": doc["_source"]} for doc in response["docs"] if doc.get("found")]

@@ -41,7 +41,8 @@ async def fhir_loaded(
 
 @pytest.fixture
 def fhir_settings(es_url: str, fhir_loaded: IndexNames) -> Settings:
-    return settings_for(es_url, fhir_loaded)
+    # No rate limit: a test walks a search through up to a hundred pages at once.
+    return settings_for(es_url, fhir_loaded).model_copy(update={"rate_limit_per_s": 0})
 
 
 @pytest.fixture

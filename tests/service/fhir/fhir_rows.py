@@ -13,6 +13,7 @@ from datetime import date, datetime
 from functools import cache
 from typing import Any
 
+from fhir.resources.R4B.insuranceplan import InsurancePlan
 from fhir.resources.R4B.location import Location
 from fhir.resources.R4B.organization import Organization
 from fhir.resources.R4B.practitioner import Practitioner
@@ -40,6 +41,7 @@ MODELS: dict[str, type[FhirResource]] = {
     "PractitionerRole": PractitionerRole,
     "Organization": Organization,
     "Location": Location,
+    "InsurancePlan": InsurancePlan,
 }
 # The Doctors & Clinicians layouts of the sample: file -> its line 1, line 2, city, state, ZIP.
 DAC_FILES = {
@@ -71,8 +73,13 @@ def organizations() -> list[Row]:
     return [r for r in rows() if r["Entity Type Code"] == "2"]
 
 
+@cache
+def row_by_npi() -> dict[str, Row]:
+    return {r["NPI"]: r for r in rows()}
+
+
 def row_of(npi: str) -> Row:
-    return next(r for r in rows() if r["NPI"] == npi)
+    return row_by_npi()[npi]
 
 
 @dataclass(frozen=True)
@@ -143,15 +150,15 @@ def address_terms(at: Place) -> list[str]:
     return terms([at.line1, at.line2, at.city, at.state, at.zip, at.zip[:5]])
 
 
-def string_match(terms: Iterable[str], value: str, modifier: str | None = None) -> bool:
-    """FHIR string search as the API documents it: starts with, ``:exact``, ``:contains``,
-    ignoring case and accents."""
+def string_match(held: Iterable[str], value: str, modifier: str | None = None) -> bool:
+    """FHIR string search as the API documents it, on normalised terms: one starts with the
+    value, or (``:exact``) is it, or (``:contains``) contains it, ignoring case and accents."""
     wanted = normalize(value)
     if modifier == "exact":
-        return wanted in terms
+        return wanted in held
     if modifier == "contains":
-        return any(wanted in t for t in terms)
-    return any(t.startswith(wanted) for t in terms)
+        return any(wanted in t for t in held)
+    return any(t.startswith(wanted) for t in held)
 
 
 def last_updated(row: Row) -> date:
@@ -171,14 +178,21 @@ def most_common(values: Iterable[str]) -> list[str]:
 
 
 @cache
-def other_places() -> tuple[Place, ...]:
-    """Every address of the Doctors & Clinicians files and of the Plan-Net export: a provider
-    may have one of them besides its NPPES address, or be listed by Plan-Net alone."""
-    found: list[Place] = []
+def dac_places() -> tuple[tuple[str, Place], ...]:
+    """(NPI, address) of every Doctors & Clinicians row."""
+    found: list[tuple[str, Place]] = []
     for name, columns in DAC_FILES.items():
         with open(SAMPLE_DIR / name, encoding="utf-8", newline="") as handle:
             for row in csv.DictReader(handle, skipinitialspace=True):
-                found.append(Place(*(row.get(c, "") for c in columns)))
+                found.append((row["NPI"].strip(), Place(*(row.get(c, "") for c in columns))))
+    return tuple(found)
+
+
+@cache
+def other_places() -> tuple[Place, ...]:
+    """Every address of the Doctors & Clinicians files and of the Plan-Net export: a provider
+    may have one of them besides its NPPES address, or be listed by Plan-Net alone."""
+    found = [at for _, at in dac_places()]
     for kind in ("Location", "Organization", "Practitioner"):
         for resource in resources(kind):
             addresses = resource.get("address") or []
@@ -268,12 +282,6 @@ def plan_net_people() -> tuple[Listed, ...]:
     return tuple(found)
 
 
-def plan_net_mentions(text: str) -> bool:
-    """Whether a Plan-Net resource that can give a provider a specialty mentions ``text``."""
-    kinds = ("Practitioner", "PractitionerRole", "Organization", "HealthcareService")
-    return any(text in str(r) for k in kinds for r in resources(k))
-
-
 @cache
 def nucc_rows() -> tuple[Row, ...]:
     with open(SAMPLE_DIR / "nucc_taxonomy_251.csv", encoding="utf-8", newline="") as handle:
@@ -283,11 +291,17 @@ def nucc_rows() -> tuple[Row, ...]:
 # ---- what the API answers ----
 
 
+def _codes_of(concepts: Iterable[Json]) -> set[str]:
+    return {c["code"] for concept in concepts for c in concept.get("coding", [])}
+
+
 def check_resource(resource: Json) -> None:
     """Valid FHIR R4B, and the Plan-Net basics the resource fills."""
     kind = resource["resourceType"]
     MODELS[kind].model_validate(resource)
-    assert resource["meta"]["profile"] == [f"{PLAN_NET_PROFILE}{kind}"], resource["id"]
+    network = kind == "Organization" and "ntwk" in _codes_of(resource["type"])
+    profile = f"{PLAN_NET_PROFILE}{'Network' if network else kind}"
+    assert resource["meta"]["profile"] == [profile], resource["id"]
     assert resource["meta"]["lastUpdated"]
     if kind == "Practitioner":
         npis = [i["value"] for i in resource["identifier"] if i["system"] == NPI_SYSTEM]
@@ -296,12 +310,15 @@ def check_resource(resource: Json) -> None:
         name = resource["name"][0]
         absent = name.get("_family", {}).get("extension", [{}])[0].get("url")
         assert name.get("family") or absent == DATA_ABSENT
-    elif kind == "Organization":
-        assert resource["type"] and resource["name"] and resource["address"]
-        assert any(i["system"] == NPI_SYSTEM for i in resource["identifier"])
+    elif kind == "Organization":  # a provider, or a plan's payer or network
+        assert resource["active"] is True and resource["type"] and resource["name"]
+        assert resource["partOf"] if network else resource["address"]
+        if "prov" in _codes_of(resource["type"]):
+            npis = [i["value"] for i in resource["identifier"] if i["system"] == NPI_SYSTEM]
+            assert npis == [resource["id"]]
     elif kind == "Location":
         assert resource["status"] == "active" and resource["name"]
-    else:
+    elif kind == "PractitionerRole":
         assert resource["active"] is True
         assert resource["practitioner"]["reference"] == f"Practitioner/{resource['id']}"
 
@@ -316,7 +333,7 @@ async def fetch(
 ) -> Json:
     """One GET of the FHIR API: its status, content type and a checked body."""
     response = await api.get(path, params=params or [], headers=headers or {})
-    body = await response.json(content_type=None)
+    body: Json = await response.json(content_type=None)
     assert response.status == status, body
     assert response.content_type == FHIR_CONTENT_TYPE and response.charset == "utf-8"
     if status != 200:

@@ -57,7 +57,9 @@ def _accented(text: str) -> str:
     """``GARCIA`` -> ``garcía``: the last vowel accented, lower case."""
     lower = text.lower()
     at = max(lower.rfind(v) for v in "aeiou")
-    return lower[:at] + {"a": "á", "e": "é", "i": "í", "o": "ó", "u": "ú"}[lower[at]] + lower[at + 1 :]
+    return (
+        lower[:at] + {"a": "á", "e": "é", "i": "í", "o": "ó", "u": "ú"}[lower[at]] + lower[at + 1 :]
+    )
 
 
 def _median_day() -> date:
@@ -94,11 +96,15 @@ def case_given() -> Case:
 
 
 def case_name_prefix() -> Case:
-    return _name_case(_unambiguous([n[:4] for n in F.most_common(r[LAST] for r in F.individuals())]))
+    return _name_case(
+        _unambiguous([n[:4] for n in F.most_common(r[LAST] for r in F.individuals())])
+    )
 
 
 def case_name_exact() -> Case:
-    return _name_case(_unambiguous(F.most_common(r[LAST] for r in F.individuals())[1:], "exact"), "exact")
+    return _name_case(
+        _unambiguous(F.most_common(r[LAST] for r in F.individuals())[1:], "exact"), "exact"
+    )
 
 
 def case_name_contains() -> Case:
@@ -177,12 +183,14 @@ def _role_of(code: str) -> str:
 
 def _city_case(param: str, candidates: list[str]) -> Case:
     value = next(v for v in candidates if not F.elsewhere(param, v))
-    expected = {r["NPI"] for r in F.individuals() if F.string_match(F.place_terms(param, F.place(r)), value)}
+    expected = {
+        r["NPI"] for r in F.individuals() if F.string_match(F.place_terms(param, F.place(r)), value)
+    }
     return [(f"location.{param}", value)], expected
 
 
 def role_specialty() -> Case:
-    code = next(c for c in F.most_common(c for r in F.individuals() for c in F.codes(r)))
+    code = F.most_common(c for r in F.individuals() for c in F.codes(r))[0]
     return [("specialty", code)], _people(lambda r: code in F.codes(r), lambda p: code in p.codes)
 
 
@@ -215,7 +223,9 @@ def role_state() -> Case:
 
 
 def role_postal_code() -> Case:
-    return _city_case("address-postalcode", F.most_common(F.place(r).zip[:5] for r in F.individuals()))
+    return _city_case(
+        "address-postalcode", F.most_common(F.place(r).zip[:5] for r in F.individuals())
+    )
 
 
 def role_address() -> Case:
@@ -223,7 +233,16 @@ def role_address() -> Case:
     return _city_case("address", lines)
 
 
+def role_ids_updated() -> Case:
+    """Two ids, and a day only one of them was updated on or after."""
+    by_day = sorted(F.individuals(), key=F.last_updated)
+    old, new = by_day[0], by_day[-1]
+    params = [("_id", f"{old['NPI']},{new['NPI']}"), ("_lastUpdated", f"ge{F.last_updated(new)}")]
+    return params, {new["NPI"]}
+
+
 ROLE_CASES = [
+    role_ids_updated,
     role_specialty,
     role_specialty_system,
     role_role,
@@ -250,12 +269,15 @@ async def test_practitioner_role_search(api: ApiClient, case: Callable[[], Case]
 
 
 async def test_a_specialty_of_another_system_matches_nothing(api: ApiClient) -> None:
-    pages = await F.walk(api, "PractitionerRole", [("specialty", "http://example.org/x|207RC0000X")])
+    pages = await F.walk(
+        api, "PractitionerRole", [("specialty", "http://example.org/x|207RC0000X")]
+    )
     assert pages[0]["total"] == 0 and "entry" not in pages[0]
 
 
 async def test_practitioner_role_by_location(api: ApiClient) -> None:
-    row = F.individuals()[7]
+    listed_elsewhere = {npi for npi, _ in F.dac_places()}  # those may have more places
+    row = next(r for r in F.individuals()[7:] if r["NPI"] not in listed_elsewhere)
     role = await F.fetch(api, f"/fhir/PractitionerRole/{row['NPI']}")
     [ref] = [loc["reference"] for loc in role["location"]]
     found = await F.found_ids(api, "PractitionerRole", [("location", ref)])
@@ -264,48 +286,115 @@ async def test_practitioner_role_by_location(api: ApiClient) -> None:
     assert F.location_key(location) == F.place(row).key
 
 
-def _organizations(value: str, terms: Callable[[Row], list[str]], modifier: str | None = None) -> set[str]:
-    return {r["NPI"] for r in F.organizations() if F.string_match(terms(r), value, modifier)}
+async def test_metadata_declares_the_parameter_table(api: ApiClient) -> None:
+    statement = await F.fetch(api, "/fhir/metadata")
+    CapabilityStatement.model_validate(statement)
+    assert statement["fhirVersion"] == "4.0.1"
+    [rest] = statement["rest"]
+    declared = {r["type"]: r for r in rest["resource"]}
+    assert set(declared) == set(PARAMETERS)
+    for kind, resource in declared.items():
+        names = [p["name"] for p in resource["searchParam"]]
+        assert sorted(names) == sorted(n for n in PARAMETERS[kind] if "." not in n)
+        assert resource.get("searchInclude", []) == list(INCLUDES[kind])
+        assert resource.get("searchRevInclude", []) == list(REVINCLUDES[kind])
+        assert f"{F.PLAN_NET_PROFILE}{kind}" in resource["supportedProfile"]
+    text = await F.fetch(api, "/fhir/SearchParameter/provider-directory-text")
+    SearchParameter.model_validate(text)
+    assert text["code"] == "_text"
+    assert sorted(text["base"]) == sorted(k for k, p in PARAMETERS.items() if "_text" in p)
+    await F.fetch(api, "/fhir/SearchParameter/nothing-here", status=404)
 
 
-def _plan_net_org_names() -> list[str]:
-    return [
-        n
-        for r in F.resources("Organization")
-        for n in [r.get("name", ""), *r.get("alias", [])]
+async def test_read_each_kind_of_provider(api: ApiClient) -> None:
+    person, org = F.individuals()[11], F.organizations()[11]
+    practitioner = await F.fetch(api, f"/fhir/Practitioner/{person['NPI']}")
+    assert practitioner["name"][0]["family"] == person[LAST]
+    assert practitioner["name"][0]["given"][0] == person[FIRST]
+    role = await F.fetch(api, f"/fhir/PractitionerRole/{person['NPI']}")
+    assert {c["code"] for s in role["specialty"] for c in s["coding"]} == F.codes(person)
+    organization = await F.fetch(api, f"/fhir/Organization/{org['NPI']}")
+    assert organization["name"] == org[ORG]
+    assert [a["line"][0] for a in organization["address"]] == [F.place(org).line1]
+    # An NPI is one kind of resource only.
+    await F.fetch(api, f"/fhir/Practitioner/{org['NPI']}", status=404)
+    await F.fetch(api, f"/fhir/PractitionerRole/{org['NPI']}", status=404)
+    await F.fetch(api, f"/fhir/Organization/{person['NPI']}", status=404)
+
+
+async def test_read_a_location_found_by_its_zip(api: ApiClient) -> None:
+    row = F.organizations()[3]
+    at = F.place(row)
+    pages = await F.walk(api, "Location", [("address-postalcode", at.zip[:5])])
+    [found] = [
+        r
+        for r in F.entries(pages)
+        if F.location_key(r) == at.key
+        and r.get("managingOrganization", {}).get("reference") == f"Organization/{row['NPI']}"
     ]
+    assert await F.fetch(api, f"/fhir/Location/{found['id']}") == found
+    await F.fetch(api, "/fhir/Location/no-such-location", status=404)
 
 
-def org_name() -> Case:
-    words = F.most_common(r[ORG].split(" ")[0] for r in F.organizations())
-    value = next(w for w in words if not F.string_match(F.terms(_plan_net_org_names()), w))
-    return [("name", value.lower())], _organizations(value, F.name_terms)
+async def test_unknown_and_inactive_ids_are_not_found(api: ApiClient) -> None:
+    known = {r["NPI"] for r in nppes_rows(F.NPPES)}
+    inactive = sorted(known - {r["NPI"] for r in F.rows()})[0]
+    for kind in ("Practitioner", "PractitionerRole", "Organization"):
+        for rid in (inactive, "1234567893", "not-an-npi"):
+            outcome = await F.fetch(api, f"/fhir/{kind}/{rid}", status=404)
+            assert outcome["issue"][0]["code"] == "not-found"
+    assert (await F.walk(api, "Practitioner", [("_id", inactive)]))[0]["total"] == 0
+    await F.fetch(api, "/fhir/Patient/1234567893", status=404)
+    await F.fetch(api, "/fhir/Patient", status=404)
 
 
-def org_address() -> Case:
-    cities = F.most_common(F.place(r).city for r in F.organizations())
-    value = next(c for c in cities if not F.elsewhere("address", c))
-    return [("address", value)], _organizations(value, lambda r: F.address_terms(F.place(r)))
+async def test_a_practitioner_only_the_plan_net_export_lists(api: ApiClient) -> None:
+    listed = next(p for p in F.plan_net_people() if len(p.languages) > 1)
+    expected = _people(
+        lambda r: F.string_match(F.family_terms(r), listed.family),
+        lambda p: F.string_match(F.terms([p.family]), listed.family),
+    )
+    assert listed.npi in expected
+    assert sorted(await F.found_ids(api, "Practitioner", [("family", listed.family)])) == sorted(
+        expected
+    )
+    practitioner = await F.fetch(api, f"/fhir/Practitioner/{listed.npi}")
+    assert practitioner["name"][0]["family"] == listed.family
+    spoken = {c["code"] for item in practitioner["communication"] for c in item["coding"]}
+    assert spoken == listed.languages
+    role = await F.fetch(api, f"/fhir/PractitionerRole/{listed.npi}")
+    assert {c["code"] for s in role["specialty"] for c in s["coding"]} == listed.codes
 
 
-def org_type() -> Case:
-    params, expected = org_address()
-    return [*params, ("type", "http://hl7.org/fhir/us/davinci-pdex-plan-net/CodeSystem/OrgTypeCS|prov")], expected
+async def test_free_text_reads_a_misspelled_specialty(api: ApiClient) -> None:
+    """``_text`` is the /v2 search: ranked, so the test asks what every answer has (a cardiology
+    taxonomy, by the NUCC table) and that every cardiologist is among them."""
+    cardiology = {
+        r["Code"]
+        for r in F.nucc_rows()
+        if "cardi" in f"{r['Classification']} {r['Specialization']} {r['Display Name']}".lower()
+    }
+    core = {
+        r["Code"]
+        for r in F.nucc_rows()
+        if "Cardiolog" in r["Specialization"] or r["Specialization"] == "Cardiovascular Disease"
+    }
+    listed = {p.npi: p.codes for p in F.plan_net_people()}
+    pages = await F.walk(api, "PractitionerRole", [("_text", "kardiology")], count=10)
+    found = [r["id"] for r in F.entries(pages)]
+    assert len(found) == len(set(found)) == pages[0]["total"]
+    for npi in found:
+        assert (listed[npi] if npi in listed else F.codes(F.row_of(npi))) & cardiology, npi
+    assert _people(lambda r: bool(F.codes(r) & core), lambda p: bool(p.codes & core)) <= set(found)
 
 
-def org_last_updated() -> Case:
-    day = sorted(F.last_updated(r) for r in F.organizations())[-20]
-    return [("_lastUpdated", f"ge{day}")], {r["NPI"] for r in F.organizations() if F.last_updated(r) >= day}
-
-
-@pytest.mark.parametrize("case", [org_name, org_address, org_type, org_last_updated], ids=lambda c: c.__name__[4:])
-async def test_organization_search(api: ApiClient, case: Callable[[], Case]) -> None:
-    params, expected = case()
-    pages = await F.walk(api, "Organization", params)
-    assert expected and sorted(r["id"] for r in F.entries(pages)) == sorted(expected)
-    assert pages[0]["total"] == len(expected)
-
-
-async def test_an_organization_type_other_than_provider_matches_nothing(api: ApiClient) -> None:
-    body = await F.fetch(api, "/fhir/Organization", [("type", "fac")])
-    assert body["total"] == 0
+async def test_free_text_finds_a_family_name(api: ApiClient) -> None:
+    """Ranked and forgiving, so more than ``family`` finds: never fewer."""
+    family = _family()
+    exact = _people(
+        lambda r: F.family_terms(r) == F.terms([family]),
+        lambda p: F.terms([p.family]) == F.terms([family]),
+    )
+    for kind in ("Practitioner", "PractitionerRole"):
+        found = await F.found_ids(api, kind, [("_text", family.lower())], count=50)
+        assert len(found) == len(set(found)) and exact <= set(found)

@@ -52,7 +52,7 @@ def test_references_take_their_type_or_match_nothing() -> None:
         ("ge2020-02-28", {"gte": "2020-02-28"}),
         ("gt2020-02-28", {"gte": "2020-02-29"}),
         ("le2020-02-28", {"lt": "2020-02-29"}),
-        ("lt2020-02-28T10:00:00Z", {"lt": "2020-02-28"}),
+        ("lt2020-02-28T10:00:00Z", {"lt": "2020-02-29"}),  # the 28th began before 10:00
     ],
 )
 def test_dates_cover_their_precision(value: str, expected: dict[str, str]) -> None:
@@ -96,3 +96,11 @@ def test_a_location_search_keeps_only_the_locations_that_match() -> None:
     assert location_matches(near, _place("Hartford", "06105", lat=41.77))
     assert not location_matches(near, _place("Hartford", "06105", lat=42.5))
     assert not location_matches(near, _place("Hartford", "06105"))  # not placed
+
+
+def test_an_instant_compares_with_the_midnights_the_days_stand_for() -> None:
+    at_eight_pm_in_new_york = "2024-01-10T20:00:00-05:00"  # 01:00 UTC on the 11th
+    filters = _filters("Practitioner", [("_lastUpdated", f"ge{at_eight_pm_in_new_york}")])
+    assert filters[0] == {"range": {"lastUpdated": {"gte": "2024-01-12"}}}
+    midnight = _filters("Practitioner", [("_lastUpdated", "2024-01-11T00:00:00Z")])
+    assert midnight[0] == {"range": {"lastUpdated": {"gte": "2024-01-11", "lt": "2024-01-12"}}}
