@@ -16,6 +16,7 @@ from typing import Any
 from fhir.resources.R4B.insuranceplan import InsurancePlan
 from fhir.resources.R4B.location import Location
 from fhir.resources.R4B.organization import Organization
+from fhir.resources.R4B.organizationaffiliation import OrganizationAffiliation
 from fhir.resources.R4B.practitioner import Practitioner
 from fhir.resources.R4B.practitionerrole import PractitionerRole
 from fhir.resources.R4B.resource import Resource as FhirResource
@@ -42,6 +43,7 @@ MODELS: dict[str, type[FhirResource]] = {
     "Organization": Organization,
     "Location": Location,
     "InsurancePlan": InsurancePlan,
+    "OrganizationAffiliation": OrganizationAffiliation,
 }
 # The Doctors & Clinicians layouts of the sample: file -> its line 1, line 2, city, state, ZIP.
 DAC_FILES = {
@@ -321,6 +323,14 @@ def check_resource(resource: Json) -> None:
     elif kind == "PractitionerRole":
         assert resource["active"] is True
         assert resource["practitioner"]["reference"] == f"Practitioner/{resource['id']}"
+    elif kind == "OrganizationAffiliation":
+        assert resource["active"] is True and resource["network"]
+        assert (
+            resource["participatingOrganization"]["reference"] == f"Organization/{resource['id']}"
+        )
+    elif kind == "InsurancePlan":
+        assert resource["status"] == "active" and resource["type"] and resource["name"]
+        assert resource["ownedBy"] and resource["administeredBy"]
 
 
 async def fetch(
