@@ -242,6 +242,20 @@ class SearchDoc(TypedDict):
     provider: Provider
 
 
+class PublishedDoc(TypedDict):
+    """What a payer's Plan-Net directory publishes besides providers and plans (its
+    HealthcareServices and Endpoints), kept in the plans index as the FHIR API serves it:
+    ``_id`` ``<resourceType>/<id>``; ``terms``: what each search parameter matches
+    (core.fhir_terms.term); ``resource``: stored, not indexed."""
+
+    resourceType: str
+    id: str
+    source: str
+    lastUpdated: IsoDate | None
+    terms: list[str]
+    resource: Json
+
+
 class CoverageDoc(TypedDict):
     """One row of an operator's coverage file. ``_id``: see ``coverage_doc_id``."""
 

@@ -8,12 +8,15 @@ accents; values are kept in core.text's normalised form and matched as keyword p
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import TypedDict
 
 from core.documents import Address, Location, Provider
 from core.plan_net_codes import provider_role
 from core.text import normalize
+
+_NOT_IN_ID = re.compile(r"[^A-Za-z0-9.-]+")
 
 
 def _distinct(values: Iterable[str | None]) -> list[str]:
@@ -119,3 +122,13 @@ def matches(terms: Sequence[str], searched: str, modifier: str | None = None) ->
     if modifier == "contains":
         return any(wanted in term for term in terms)
     return any(term.startswith(wanted) for term in terms)
+
+
+def fhir_id(text: str) -> str:
+    """A FHIR id (letters, digits, '-' and '.', at most 64) made from any key."""
+    return _NOT_IN_ID.sub("-", text).strip("-")[:64]
+
+
+def term(param: str, value: str) -> str:
+    """A published resource's ``terms`` entry: ``param=value`` (strings normalised)."""
+    return f"{param}={value}"

@@ -148,6 +148,8 @@ MAPPINGS: dict[IndexKind, dict[str, Any]] = {
             "source": _KEYWORD,
         },
     },
+    # Plans, and what payers' directories publish besides providers (core.documents
+    # .PublishedDoc: HealthcareServices, Endpoints), each replaced with its directory's plans.
     "plans": {
         "dynamic": False,
         "properties": {
@@ -156,6 +158,11 @@ MAPPINGS: dict[IndexKind, dict[str, Any]] = {
             "contractId": _KEYWORD,
             "states": _KEYWORD,
             "source": _KEYWORD,
+            "resourceType": _KEYWORD,
+            "id": _KEYWORD,
+            "lastUpdated": {"type": "date", "format": "strict_date"},
+            "terms": _FILTER_KEYWORD,
+            "resource": _STORED_ONLY,
         },
     },
 }

@@ -29,6 +29,7 @@ from indexer.assembly.documents import (
 )
 from indexer.assembly.npiset import NpiSet
 from indexer.assembly.plan_net import Overlay
+from indexer.assembly.plan_net_published import published_documents
 from indexer.load.progress import LoadProgress
 from indexer.load.report import LoadReport
 from indexer.sources.coverage import CoverageDelete, CoverageRow, read_coverage
@@ -96,6 +97,8 @@ class ActionStream:
                 continue
             seen.add(doc_id)
             yield self._action("plans", doc_id, plan, Origin(source, 0, ""))
+        for doc_id, published in published_documents(directory) if directory else []:
+            yield self._action("plans", doc_id, published, Origin(published["source"], 0, ""))
 
     def _overlay(self, npi: str) -> Overlay | None:
         directory = self._tables.plan_net

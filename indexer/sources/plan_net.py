@@ -60,6 +60,11 @@ class PlanNetDirectory:
     providers: dict[str, PlanNetProvider] = field(default_factory=dict)  # by NPI
     plans: dict[str, Plan] = field(default_factory=dict)  # by reference
     networks: dict[str, str | None] = field(default_factory=dict)  # reference -> name
+    # What the export publishes besides providers and plans (HealthcareService, Endpoint),
+    # as given, and the organisations and sites their references name.
+    published: list[dict[str, Any]] = field(default_factory=list)
+    organizations: dict[str, Org] = field(default_factory=dict)  # by reference
+    sites: dict[str, Site] = field(default_factory=dict)  # by reference
     read: Counter[str] = field(default_factory=Counter)  # per resource type
     used: Counter[str] = field(default_factory=Counter)
     rejected: Counter[str] = field(default_factory=Counter)
@@ -78,8 +83,8 @@ class _Builder:
     def __init__(self, directory: PlanNetDirectory, reject: Reject) -> None:
         self.directory = directory
         self._reject = reject
-        self._orgs: dict[str, Org] = {}
-        self._sites: dict[str, Site] = {}
+        self._orgs: dict[str, Org] = directory.organizations
+        self._sites: dict[str, Site] = directory.sites
         self._people: dict[str, str] = {}  # Practitioner reference -> NPI
         self._services: dict[str, Service] = {}
         self._refused: dict[str, str] = {}  # reference -> why it was rejected
@@ -138,6 +143,9 @@ class _Builder:
         elif kind == "HealthcareService":
             sites = self._references(_list(body, "location"), "Location")
             self._services[ref] = Service(tuple(sites), read.new_patients(body))
+            self.directory.published.append(body)
+        elif kind == "Endpoint":
+            self.directory.published.append(body)
         elif kind == "InsurancePlan":
             plan = read.insurance_plan(body)
             for network in plan.networks:

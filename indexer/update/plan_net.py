@@ -35,6 +35,7 @@ from indexer.assembly.documents import (
     stored_base,
 )
 from indexer.assembly.plan_net import Overlay, PlanLink
+from indexer.assembly.plan_net_published import published_documents
 from indexer.provenance import recorded_join_files
 from indexer.sources.nucc import read_nucc
 from indexer.sources.plan_net import PlanNetDirectory, read_plan_net
@@ -209,6 +210,9 @@ async def _plans(es: Any, live: LiveVersion, directory: PlanNetDirectory) -> Non
         doc_id = plan_doc_id(plan["contractYear"], plan_key(plan["bidId"], plan["payerPlanId"]))
         before.discard(doc_id)
         actions.append((action_lines("index", index)(doc_id), orjson.dumps(plan), origin))
+    for doc_id, published in published_documents(directory):
+        before.discard(doc_id)
+        actions.append((action_lines("index", index)(doc_id), orjson.dumps(published), origin))
     actions += [(action_lines("delete", index)(i), b"", origin) for i in before]
     result = await bulk_index(es, actions)
     if result.failed:

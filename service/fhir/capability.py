@@ -31,6 +31,8 @@ _PROFILES: Final[dict[ResourceType, tuple[str, ...]]] = {
     "Location": ("Location",),
     "InsurancePlan": ("InsurancePlan",),
     "OrganizationAffiliation": ("OrganizationAffiliation",),
+    "HealthcareService": ("HealthcareService",),
+    "Endpoint": ("Endpoint",),
 }
 _TEXT_DOCUMENTATION = (
     "Free text read as the /v2 search reads it: names, specialties and the words people use"

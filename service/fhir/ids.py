@@ -2,14 +2,7 @@
 
 from __future__ import annotations
 
-import re
-
-_NOT_IN_ID = re.compile(r"[^A-Za-z0-9.-]+")
-
-
-def fhir_id(text: str) -> str:
-    """A FHIR id (letters, digits, '-' and '.', at most 64) made from any key."""
-    return _NOT_IN_ID.sub("-", text).strip("-")[:64]
+from core.fhir_terms import fhir_id
 
 
 def network_id(year_key: str) -> str:

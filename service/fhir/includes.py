@@ -57,6 +57,8 @@ def _revincluded(
     if name == "OrganizationAffiliation:participating-organization":
         in_networks = not individual and bool(networks)
         return [organization_affiliation(provider, everywhere, networks)] if in_networks else []
+    if name in ("HealthcareService:organization", "Endpoint:organization"):
+        return []  # published by directories: service.fhir.published_search
     raise ValueError(f"no _revinclude {name}")
 
 

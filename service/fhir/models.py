@@ -13,6 +13,8 @@ ResourceType = Literal[
     "Location",
     "InsurancePlan",
     "OrganizationAffiliation",
+    "HealthcareService",
+    "Endpoint",
 ]
 RESOURCE_TYPES: Final[tuple[ResourceType, ...]] = (
     "Practitioner",
@@ -21,7 +23,12 @@ RESOURCE_TYPES: Final[tuple[ResourceType, ...]] = (
     "Location",
     "InsurancePlan",
     "OrganizationAffiliation",
+    "HealthcareService",
+    "Endpoint",
 )
+# Published by payers' directories and served as they gave them (service.fhir.published).
+PUBLISHED_TYPES: Final[tuple[ResourceType, ...]] = ("HealthcareService", "Endpoint")
+TERMS = "terms"  # their parameters match the document's ``terms`` (core.fhir_terms.term)
 ParamType = Literal["token", "string", "date", "reference", "special"]
 Resource = dict[str, Any]
 FHIR_PREFIX: Final = "/fhir"
@@ -120,6 +127,27 @@ PARAMETERS: Final[dict[ResourceType, dict[str, Param]]] = {
         "network.name": Param("string", None, "network.name"),
         "specialty": Param("token", "taxonomyCodes", "specialty"),
     },
+    "HealthcareService": {
+        "_id": Param("token", TERMS, "Resource.id"),
+        "_lastUpdated": Param("date", "lastUpdated", "Resource.meta.lastUpdated"),
+        "name": Param("string", TERMS, "name"),
+        "service-category": Param("token", TERMS, "category"),
+        "service-type": Param("token", TERMS, "type"),
+        "specialty": Param("token", TERMS, "specialty"),
+        "organization": Param("reference", TERMS, "providedBy"),
+        "organization.name": Param("string", TERMS, "providedBy.name"),
+        "location.address": Param("string", TERMS, "location.address"),
+        "location.address-city": Param("string", TERMS, "location.address.city"),
+        "location.address-state": Param("string", TERMS, "location.address.state"),
+        "location.address-postalcode": Param("string", TERMS, "location.address.postalCode"),
+        "endpoint": Param("reference", TERMS, "endpoint"),
+    },
+    "Endpoint": {
+        "_id": Param("token", TERMS, "Resource.id"),
+        "_lastUpdated": Param("date", "lastUpdated", "Resource.meta.lastUpdated"),
+        "organization": Param("reference", TERMS, "managingOrganization"),
+        "organization.name": Param("string", TERMS, "managingOrganization.name"),
+    },
     "InsurancePlan": {
         "_id": Param("token", None, "Resource.id"),
         "_lastUpdated": Param("date", None, "Resource.meta.lastUpdated"),
@@ -142,6 +170,7 @@ TARGETS: Final[dict[str, ResourceType]] = {
     "owned-by": "Organization",
     "administered-by": "Organization",
     "participating-organization": "Organization",
+    "endpoint": "Endpoint",
 }
 INCLUDES: Final[dict[ResourceType, tuple[str, ...]]] = {
     "Practitioner": (),
@@ -158,6 +187,8 @@ INCLUDES: Final[dict[ResourceType, tuple[str, ...]]] = {
         "OrganizationAffiliation:location",
         "OrganizationAffiliation:network",
     ),
+    "HealthcareService": ("HealthcareService:organization", "HealthcareService:endpoint"),
+    "Endpoint": ("Endpoint:organization",),
 }
 REVINCLUDES: Final[dict[ResourceType, tuple[str, ...]]] = {
     "Practitioner": ("PractitionerRole:practitioner",),
@@ -165,10 +196,14 @@ REVINCLUDES: Final[dict[ResourceType, tuple[str, ...]]] = {
     "Organization": (
         "Location:organization",
         "OrganizationAffiliation:participating-organization",
+        "HealthcareService:organization",
+        "Endpoint:organization",
     ),
     "Location": ("PractitionerRole:location",),
     "InsurancePlan": (),
     "OrganizationAffiliation": (),
+    "HealthcareService": (),
+    "Endpoint": (),
 }
 # Result parameters: how many, which page, what else, how to answer.
 CONTROL_PARAMETERS: Final = frozenset(

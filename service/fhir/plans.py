@@ -11,14 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.documents import Plan
-from core.fhir_terms import matches
+from core.fhir_terms import fhir_id, matches
 from core.network import network_key
 from core.plan_net_codes import BID_ID_SYSTEM, CODE_SYSTEMS, ORG_TYPE_SYSTEM, profile
 from core.plans import plan_key
 from core.text import normalize
-from service.fhir.ids import fhir_id, network_id
+from service.fhir.elements import DATA_ABSENT, reference
+from service.fhir.ids import network_id
 from service.fhir.models import Resource, Search
-from service.fhir.resources import DATA_ABSENT, reference
 
 PRODUCT_TYPE_SYSTEM = CODE_SYSTEMS + "InsuranceProductTypeCS"
 MEDICARE_ADVANTAGE = ("mediadv", "Medicare Advantage")

@@ -17,8 +17,8 @@ from core.network import NETWORKS_FIELD, in_network_clause
 from core.plan_net_codes import NUCC_SYSTEM, ORG_TYPE_SYSTEM, PROVIDER_ROLE_SYSTEM
 from core.text import normalize
 from service.errors import InvalidInput
+from service.fhir.elements import PROVIDER_ORGANIZATION
 from service.fhir.models import TARGETS, Clause, Near, ResourceType, Search
-from service.fhir.resources import PROVIDER_ORGANIZATION
 
 _TOKEN_SYSTEMS = {"taxonomyCodes": NUCC_SYSTEM, "roleCodes": PROVIDER_ROLE_SYSTEM}
 _ENTITY_TYPES: dict[ResourceType, str | None] = {
@@ -28,6 +28,8 @@ _ENTITY_TYPES: dict[ResourceType, str | None] = {
     "Location": None,
     "InsurancePlan": None,
     "OrganizationAffiliation": "organization",
+    "HealthcareService": None,
+    "Endpoint": None,
 }
 NOTHING: Json = {"bool": {"must_not": {"match_all": {}}}}
 NETWORK_PARAMETER = "network"
@@ -42,7 +44,7 @@ def _token_code(clause_field: str, value: str) -> str | None:
     return code
 
 
-def _reference_id(clause: Clause, value: str) -> str | None:
+def reference_id(clause: Clause, value: str) -> str | None:
     """``Type/id``, a plain id or an absolute URL ending in ``Type/id``."""
     kind = TARGETS[clause.name.split(".")[0]]
     parts = value.rstrip("/").split("/")
@@ -100,7 +102,7 @@ def _bounds(prefix: str, value: str) -> dict[str, str]:
     }[prefix]
 
 
-def _date(field: str, prefix: str, value: str) -> Json:
+def date_query(field: str, prefix: str, value: str) -> Json:
     if prefix == "ne":
         return {"bool": {"must_not": {"range": {field: _bounds(prefix, value)}}}}
     return {"range": {field: _bounds(prefix, value)}}
@@ -117,7 +119,7 @@ def _value_query(clause: Clause, index: int) -> Json:
     param, value = clause.param, clause.values[index]
     field = param.field
     if param.type == "date" and field:
-        return _date(field, clause.prefixes[index], value)
+        return date_query(field, clause.prefixes[index], value)
     if clause.name == "type":  # Organization.type: providers are "prov" organisations
         system, _, kind = value.rpartition("|")
         wanted = kind == PROVIDER_ORGANIZATION[0] and system in ("", ORG_TYPE_SYSTEM)
@@ -128,7 +130,7 @@ def _value_query(clause: Clause, index: int) -> Json:
         code = value if field in ("npi", "locationIds") else _token_code(field, value)
         return {"term": {field: code}} if code else NOTHING
     if param.type == "reference":
-        found = _reference_id(clause, value)
+        found = reference_id(clause, value)
         return {"term": {field: found}} if found else NOTHING
     return _string(field, value, clause.modifier)
 

@@ -11,8 +11,9 @@ from core.npi import is_npi_shaped
 from service.errors import ResourceNotFound
 from service.fhir import store
 from service.fhir.hits import hit_of
-from service.fhir.models import Resource, ResourceType
+from service.fhir.models import PUBLISHED_TYPES, Resource, ResourceType
 from service.fhir.plans import PlanResources
+from service.fhir.published import published_resource
 from service.fhir.query import HIT_SOURCE
 from service.fhir.resources import location, resource_of, serves
 
@@ -22,6 +23,11 @@ async def read_resource(
 ) -> Resource:
     if kind == "Location":
         return await _location(es, names, resource_id)
+    if kind in PUBLISHED_TYPES:
+        stored = await store.published_documents(es, names, [f"{kind}/{resource_id}"])
+        if not stored:
+            raise ResourceNotFound(kind, resource_id)
+        return published_resource(stored[0])
     if kind == "InsurancePlan" or (kind == "Organization" and not is_npi_shaped(resource_id)):
         plans = PlanResources(await store.plans(es, names))
         found = plans.index.get(f"{kind}/{resource_id}")

@@ -25,8 +25,9 @@ from service.fhir.hits import Hit, hit_of
 from service.fhir.includes import brought_along, plan_references
 from service.fhir.location_search import location_page
 from service.fhir.memory import found_in_memory
-from service.fhir.models import TEXT_PARAMETER, Resource, Search
+from service.fhir.models import PUBLISHED_TYPES, TEXT_PARAMETER, Resource, Search
 from service.fhir.plans import PlanResources
+from service.fhir.published_search import published_naming, published_page
 from service.fhir.query import NETWORK_PARAMETER, build_query, decode_cursor, encode_cursor
 from service.fhir.resources import resource_of
 from service.search.models import MAX_WINDOW, SearchRequest
@@ -54,6 +55,8 @@ async def search_resources(
         return await _text_search(es, names, search, today, plans)
     if search.kind == "Location":
         return await location_page(es, names, search, today)
+    if search.kind in PUBLISHED_TYPES:
+        return await published_page(es, names, search, today)
     if search.kind == "InsurancePlan":
         assert plans is not None
         return _memory_page(search, plans.insurance_plans, plans)
@@ -73,6 +76,8 @@ async def search_resources(
         _add_match(page, search, hit, plans)
     if len(hits) > search.count > 0:
         page.next_cursor = encode_cursor(hits[search.count - 1]["sort"])
+    if search.kind == "Organization":
+        page.included += await published_naming(es, names, search, page.matches)
     if organizations and plans is not None:
         matched = found_in_memory(search, plans.organizations, plans.index)
         page.total = (page.total or 0) + len(matched)

@@ -40,7 +40,8 @@ async def provider(es: AsyncElasticsearch, names: IndexNames, npi: str) -> Json 
 async def plans(es: AsyncElasticsearch, names: IndexNames) -> list[PlanRecord]:
     """Every plan, with the day its index version was loaded. The plans index holds hundreds
     of plans, not millions."""
-    body = {"size": MAX_PLANS, "query": {"match_all": {}}, "sort": ["_doc"]}
+    not_published = {"bool": {"must_not": {"exists": {"field": "resourceType"}}}}
+    body = {"size": MAX_PLANS, "query": not_published, "sort": ["_doc"]}
     response = await search_whole(es, names.alias("plans"), body, "the plans index")
     return [PlanRecord(h["_source"], loaded_on(h["_index"])) for h in response["hits"]["hits"]]
 
@@ -57,3 +58,25 @@ async def providers(es: AsyncElasticsearch, names: IndexNames, npis: list[str]) 
             realtime=False,
         )
     return [{"_source": doc["_source"]} for doc in response["docs"] if doc.get("found")]
+
+
+async def published(es: AsyncElasticsearch, names: IndexNames, body: Json) -> Json:
+    """A search of what payers' directories publish (in the plans index)."""
+    return await search_whole(es, names.alias("plans"), body, "the plans index")
+
+
+async def published_documents(
+    es: AsyncElasticsearch, names: IndexNames, ids: list[str]
+) -> list[Json]:
+    """Published resources by ``Type/id``, as hits, in that order (those found)."""
+    if not ids:
+        return []
+    with elasticsearch_errors("the plans index"):
+        response = await es.mget(
+            index=names.alias("plans"), ids=ids, source_includes=["resource", "lastUpdated"]
+        )
+    return [
+        {"_source": doc["_source"], "_index": doc["_index"]}
+        for doc in response["docs"]
+        if doc.get("found")
+    ]

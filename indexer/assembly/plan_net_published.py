@@ -1,0 +1,178 @@
+"""What a payer's Plan-Net export publishes besides providers and plans (its HealthcareServices
+and Endpoints) -> the documents the FHIR API serves them from (core.documents.PublishedDoc).
+
+The resources are kept as the payer wrote them, with their ids made the directory's own
+(``<directory>-<id>``, so two payers' ids never meet) and their references rewritten to what the
+directory serves: an organisation with an NPI is ``Organization/<npi>``, a published resource
+its new id. What the directory does not serve as a resource of that id (a payer's own
+organisations, a site, which became a location of each provider practising there) is kept as a
+reference by display only. ``terms`` say what each search parameter of the type matches,
+chains included (``location.address-city``: the site's city), in core.fhir_terms' forms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import date
+from typing import Any
+
+from core.documents import Address, PublishedDoc
+from core.fhir_terms import address_terms, city_terms, fhir_id, postal_terms, state_terms, term
+from core.plan_net_codes import profile
+from core.text import normalize
+from indexer.sources.plan_net import PlanNetDirectory
+from indexer.sources.plan_net_records import Site
+
+PUBLISHED_TYPES = ("HealthcareService", "Endpoint")
+
+
+def published_id(directory: str, resource_id: str) -> str:
+    return fhir_id(f"{directory}-{resource_id}")
+
+
+def _site_address(site: Site) -> Address:
+    return {
+        "line1": site.line1, "line2": site.line2, "city": site.city, "state": site.state,
+        "zip": site.zip, "county": None, "lat": site.lat, "lng": site.lng,
+    }  # fmt: skip
+
+
+def _site_text(site: Site) -> str:
+    street = ", ".join(p for p in (site.line1, site.line2) if p)
+    return f"{site.name + ', ' if site.name else ''}{street}, {site.city}, {site.state} {site.zip}"
+
+
+class _Rewriter:
+    def __init__(self, directory: PlanNetDirectory) -> None:
+        self.directory = directory
+
+    def reference(self, ref: str) -> dict[str, str] | str:
+        """The reference as the directory serves it: a new reference, or the display only."""
+        kind, _, target = ref.partition("/")
+        directory = self.directory
+        if kind in PUBLISHED_TYPES:
+            return f"{kind}/{published_id(directory.name, target)}"
+        if kind == "Organization":
+            org = directory.organizations.get(ref)
+            if org is not None and org.person is not None:
+                return f"Organization/{org.person.npi}"
+            return {"display": (org.name if org else None) or target}
+        if kind == "Location" and ref in directory.sites:
+            return {"display": _site_text(directory.sites[ref])}
+        return {"display": target}
+
+    def rewrite(self, value: Any) -> Any:
+        if isinstance(value, list):
+            return [self.rewrite(item) for item in value]
+        if not isinstance(value, dict):
+            return value
+        found = {key: self.rewrite(item) for key, item in value.items()}
+        ref = value.get("reference")
+        if isinstance(ref, str):
+            served = self.reference(ref)
+            if isinstance(served, str):
+                found["reference"] = served
+            else:
+                del found["reference"]
+                found.setdefault("display", served["display"])
+        return found
+
+
+def _codes(param: str, concepts: Iterable[Any]) -> list[str]:
+    found = []
+    for concept in concepts:
+        codings = concept.get("coding", []) if isinstance(concept, dict) else []
+        for coding in codings:
+            if isinstance(coding, dict) and coding.get("code"):
+                found.append(term(param, f"{coding.get('system', '')}|{coding['code']}"))
+                found.append(term(param, str(coding["code"])))
+    return found
+
+
+def _list(body: dict[str, Any], key: str) -> list[Any]:
+    value = body.get(key)
+    return value if isinstance(value, list) else []
+
+
+def _organization_terms(body: dict[str, Any], key: str, rewriter: _Rewriter) -> list[str]:
+    found: list[str] = []
+    reference = body.get(key)
+    ref = reference.get("reference") if isinstance(reference, dict) else None
+    if not isinstance(ref, str):
+        return found
+    served = rewriter.reference(ref)
+    if isinstance(served, str):
+        found.append(term("organization", served))
+    org = rewriter.directory.organizations.get(ref)
+    if org is not None and org.name:
+        found.append(term("organization.name", normalize(org.name)))
+    return found
+
+
+def _site_terms(body: dict[str, Any], sites: dict[str, Site]) -> list[str]:
+    found: list[str] = []
+    for reference in _list(body, "location"):
+        site = sites.get(reference.get("reference", "")) if isinstance(reference, dict) else None
+        if site is None:
+            continue
+        address = _site_address(site)
+        for param, values in (
+            ("location.address", address_terms(address)),
+            ("location.address-city", city_terms(address)),
+            ("location.address-state", state_terms(address)),
+            ("location.address-postalcode", postal_terms(address["zip"])),
+        ):
+            found += [term(param, value) for value in values]
+    return found
+
+
+def _terms(kind: str, body: dict[str, Any], rewriter: _Rewriter) -> list[str]:
+    found = [term("_id", published_id(rewriter.directory.name, str(body["id"])))]
+    if kind == "Endpoint":
+        return found + _organization_terms(body, "managingOrganization", rewriter)
+    if body.get("name"):
+        found.append(term("name", normalize(str(body["name"]))))
+    found += _codes("service-category", _list(body, "category"))
+    found += _codes("service-type", _list(body, "type"))
+    found += _codes("specialty", _list(body, "specialty"))
+    found += _organization_terms(body, "providedBy", rewriter)
+    found += _site_terms(body, rewriter.directory.sites)
+    for endpoint in _list(body, "endpoint"):
+        ref = endpoint.get("reference") if isinstance(endpoint, dict) else None
+        if isinstance(ref, str):
+            found.append(term("endpoint", str(rewriter.reference(ref))))
+    return list(dict.fromkeys(found))
+
+
+def _updated(body: dict[str, Any]) -> str | None:
+    meta = body.get("meta")
+    updated = meta.get("lastUpdated") if isinstance(meta, dict) else None
+    try:
+        return date.fromisoformat(updated[:10]).isoformat() if isinstance(updated, str) else None
+    except ValueError:
+        return None
+
+
+def published_documents(directory: PlanNetDirectory) -> list[tuple[str, PublishedDoc]]:
+    """Each published resource's document and its ``_id``."""
+    rewriter = _Rewriter(directory)
+    documents = []
+    for body in directory.published:
+        kind = str(body["resourceType"])
+        resource = rewriter.rewrite({k: v for k, v in body.items() if k != "text"})
+        resource["id"] = published_id(directory.name, str(body["id"]))
+        updated = _updated(body)
+        resource["meta"] = {
+            **({"lastUpdated": f"{updated}T00:00:00Z"} if updated else {}),
+            "profile": [profile(kind)],
+        }
+        document: PublishedDoc = {
+            "resourceType": kind,
+            "id": resource["id"],
+            "source": directory.source,
+            "lastUpdated": updated,
+            "terms": _terms(kind, body, rewriter),
+            "resource": resource,
+        }
+        documents.append((f"{kind}/{resource['id']}", document))
+    return documents

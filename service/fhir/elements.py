@@ -1,0 +1,143 @@
+"""The FHIR data types of the directory's resources (pure): references, names, codings,
+contact points, addresses, hours, accepting-new-patients and ``meta``, from the stored shapes."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import langcodes
+
+from core.documents import Location, NewPatients, OpeningHours, Provider
+from core.fhir_terms import last_updated
+from core.plan_net_codes import (
+    ACCEPTING_SYSTEM,
+    LANGUAGE_SYSTEM,
+    NEW_PATIENTS,
+    NPI_SYSTEM,
+    NUCC_SYSTEM,
+    profile,
+)
+from service.fhir.models import Resource, ResourceType
+
+IDENTIFIER_TYPES = "http://terminology.hl7.org/CodeSystem/v2-0203"
+DATA_ABSENT = "http://hl7.org/fhir/StructureDefinition/data-absent-reason"
+GENDERS = {"F": "female", "M": "male", "X": "other"}
+_ACCEPTING: dict[NewPatients, tuple[str, str]] = {
+    "accepting": ("newpt", "Accepting"),
+    "existing_patients_only": ("existptonly", "Accepting existing patients"),
+    "existing_patients_and_family": ("existptfam", "Accepting existing patients and families"),
+    "not_accepting": ("nopt", "Not Accepting"),
+}
+PROVIDER_ORGANIZATION = ("prov", "Healthcare Provider")
+
+
+def reference(kind: ResourceType, resource_id: str, display: str | None = None) -> Resource:
+    found: Resource = {"reference": f"{kind}/{resource_id}"}
+    if display:
+        found["display"] = display
+    return found
+
+
+def provider_meta(name: str, provider: Provider) -> Resource:
+    updated = last_updated(provider) or "1900-01-01"
+    return {"lastUpdated": f"{updated}T00:00:00Z", "profile": [profile(name)]}
+
+
+def npi_identifier(provider: Provider) -> list[Resource]:
+    kind = {"coding": [{"system": IDENTIFIER_TYPES, "code": "NPI"}]}
+    return [{"use": "official", "type": kind, "system": NPI_SYSTEM, "value": provider["npis"][0]}]
+
+
+def display_name(provider: Provider) -> str:
+    if provider["entityType"] == "organization":
+        return provider["organizationName"] or provider["doingBusinessAs"] or provider["npis"][0]
+    parts = (provider["prefix"], provider["firstName"], provider["middleName"])
+    person = " ".join(p for p in (*parts, provider["lastName"]) if p)
+    return f"{person}, {provider['suffix']}" if provider["suffix"] else person
+
+
+def compact(resource: Resource) -> Resource:
+    """Empty lists and absent values left out: FHIR has no empty elements."""
+    return {k: v for k, v in resource.items() if v not in (None, [], {}, "")}
+
+
+def taxonomy(code: str, display: str | None) -> Resource:
+    coding = compact({"system": NUCC_SYSTEM, "code": code, "display": display})
+    return {"coding": [coding]}
+
+
+@lru_cache(maxsize=512)
+def language(name: str) -> Resource:
+    try:
+        found = langcodes.find(name)
+    except LookupError:
+        return {"text": name}
+    coding = {"system": LANGUAGE_SYSTEM, "code": found.language, "display": name}
+    return {"coding": [coding], "text": name}
+
+
+def telecom(location: Location) -> list[Resource]:
+    found = [{"system": "phone", "value": p, "use": "work"} for p in location["phoneNumbers"]]
+    found += [{"system": "fax", "value": f, "use": "work"} for f in location["faxNumbers"]]
+    if location["email"]:
+        found.append({"system": "email", "value": location["email"], "use": "work"})
+    if location["website"]:
+        found.append({"system": "url", "value": location["website"], "use": "work"})
+    return found
+
+
+def address(location: Location) -> Resource:
+    address = location["address"]
+    lines = [line for line in (address["line1"], address["line2"]) if line]
+    return compact(
+        {
+            "use": "work",
+            "type": "physical",
+            "line": lines,
+            "city": address["city"],
+            "district": address["county"],
+            "state": address["state"],
+            "postalCode": address["zip"],
+            "country": "US",
+        }
+    )
+
+
+def new_patients(value: NewPatients | None) -> list[Resource]:
+    if value is None:
+        return []
+    code, display = _ACCEPTING[value]
+    concept = {"coding": [{"system": ACCEPTING_SYSTEM, "code": code, "display": display}]}
+    return [
+        {
+            "url": NEW_PATIENTS,
+            "extension": [{"url": "acceptingPatients", "valueCodeableConcept": concept}],
+        }
+    ]
+
+
+def opening_hours(hours: OpeningHours) -> Resource:
+    return compact(
+        {
+            "daysOfWeek": hours["daysOfWeek"],
+            "allDay": hours["allDay"] or None,
+            "openingTime": hours["opens"],
+            "closingTime": hours["closes"],
+        }
+    )
+
+
+def human_name(provider: Provider) -> Resource:
+    name = compact(
+        {
+            "use": "official",
+            "text": display_name(provider),
+            "family": provider["lastName"],
+            "given": [g for g in (provider["firstName"], provider["middleName"]) if g],
+            "prefix": [provider["prefix"]] if provider["prefix"] else [],
+            "suffix": [provider["suffix"]] if provider["suffix"] else [],
+        }
+    )
+    if not provider["lastName"]:  # mandatory in Plan-Net; NPPES always has one, a payer may not
+        name["_family"] = {"extension": [{"url": DATA_ABSENT, "valueCode": "unknown"}]}
+    return name

@@ -1,0 +1,93 @@
+"""Searches of what payers' directories publish (HealthcareService, Endpoint): a search -> the
+plans index's query body, and a hit -> its resource (pure). Their documents hold the resource as
+served and ``terms``, what each parameter matches (core.fhir_terms.term)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.documents import Json
+from core.fhir_terms import term
+from core.index_contract import loaded_on
+from core.text import normalize
+from service.fhir.models import TARGETS, Clause, Resource, Search
+from service.fhir.query import NOTHING, date_query, reference_id
+
+TERMS_FIELD = "terms"
+PUBLISHED_SOURCE = ["resource", "lastUpdated"]
+
+
+def _value(clause: Clause, index: int) -> Json:
+    value = clause.values[index]
+    if clause.param.type == "date":
+        return date_query("lastUpdated", clause.prefixes[index], value)
+    if clause.param.type == "reference":
+        found = reference_id(clause, value)
+        kind = TARGETS[clause.name.split(".")[0]]
+        return {"term": {TERMS_FIELD: term(clause.name, f"{kind}/{found}")}} if found else NOTHING
+    if clause.param.type == "string":
+        wanted = term(clause.name, normalize(value))
+        if clause.modifier == "exact":
+            return {"term": {TERMS_FIELD: wanted}}
+        if clause.modifier == "contains":
+            contained = term(clause.name, f"*{normalize(value)}*")
+            return {"wildcard": {TERMS_FIELD: {"value": contained}}}
+        return {"prefix": {TERMS_FIELD: wanted}}
+    return {"term": {TERMS_FIELD: term(clause.name, value)}}
+
+
+def published_query(search: Search, size: int, after: list[Any] | None) -> Json:
+    filters: list[Json] = [{"term": {"resourceType": search.kind}}]
+    for clause in search.clauses:
+        alternatives = [_value(clause, i) for i in range(len(clause.values))]
+        filters.append(
+            alternatives[0]
+            if len(alternatives) == 1
+            else {"bool": {"should": alternatives, "minimum_should_match": 1}}
+        )
+    if search.near is not None or search.text is not None:
+        filters.append(NOTHING)  # they have no place and are not in /v2
+    body: Json = {
+        "query": {"bool": {"filter": filters}},
+        "sort": [{"id": "asc"}],
+        "size": size,
+        "track_total_hits": True,
+        "_source": PUBLISHED_SOURCE,
+    }
+    if after is not None:
+        body["search_after"] = after
+    return body
+
+
+def organization_query(kinds: list[str], organizations: list[str], size: int) -> Json:
+    """The published resources of these types that name one of these organisations."""
+    return {
+        "query": {
+            "bool": {
+                "filter": [
+                    {"terms": {"resourceType": kinds}},
+                    {"terms": {TERMS_FIELD: [term("organization", o) for o in organizations]}},
+                ]
+            }
+        },
+        "sort": [{"id": "asc"}],
+        "size": size,
+        "_source": PUBLISHED_SOURCE,
+    }
+
+
+def published_resource(hit: Json) -> Resource:
+    """The resource as stored; a payer's resource without a last update is dated by its load."""
+    source = hit["_source"]
+    resource: Resource = source["resource"]
+    if "lastUpdated" not in resource["meta"]:
+        day = source.get("lastUpdated") or loaded_on(hit["_index"])
+        resource["meta"] = {"lastUpdated": f"{day}T00:00:00Z", **resource["meta"]}
+    return resource
+
+
+def references(resource: Resource, element: str) -> list[str]:
+    """The ``Type/id`` references of one element (a list or a single reference)."""
+    value = resource.get(element)
+    found = value if isinstance(value, list) else [value] if isinstance(value, dict) else []
+    return [r["reference"] for r in found if isinstance(r, dict) and "reference" in r]

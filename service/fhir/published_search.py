@@ -1,0 +1,81 @@
+"""The steps of a search of what payers' directories publish (HealthcareService, Endpoint),
+and what those bring along: the provider organisations they name and the endpoints."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from elasticsearch import AsyncElasticsearch
+
+from core.index_contract import IndexNames
+from service.fhir import store
+from service.fhir.bundle import Page
+from service.fhir.hits import hit_of
+from service.fhir.models import Resource, Search
+from service.fhir.published import (
+    organization_query,
+    published_query,
+    published_resource,
+    references,
+)
+from service.fhir.query import decode_cursor, encode_cursor
+from service.fhir.resources import organization
+
+MAX_REVINCLUDED = 1000  # published resources brought along by one page of organisations
+_ORGANIZATION_OF = {
+    "HealthcareService:organization": "providedBy",
+    "Endpoint:organization": "managingOrganization",
+}
+PUBLISHED_REVINCLUDES = tuple(_ORGANIZATION_OF)
+
+
+async def published_page(
+    es: AsyncElasticsearch, names: IndexNames, search: Search, today: date
+) -> Page:
+    after, _, _ = decode_cursor(search.cursor) if search.cursor else (None, 0, None)
+    response = await store.published(es, names, published_query(search, search.count + 1, after))
+    hits = response["hits"]["hits"]
+    page = Page(total=int(response["hits"]["total"]["value"]))
+    page.matches = [published_resource(hit) for hit in hits[: search.count]]
+    if len(hits) > search.count > 0:
+        page.next_cursor = encode_cursor(hits[search.count - 1]["sort"])
+    page.included = await _included(es, names, search, page.matches, today)
+    return page
+
+
+async def _included(
+    es: AsyncElasticsearch,
+    names: IndexNames,
+    search: Search,
+    matches: list[Resource],
+    today: date,
+) -> list[Resource]:
+    organizations: list[str] = []
+    endpoints: list[str] = []
+    for name in search.includes:
+        for resource in matches:
+            if name in _ORGANIZATION_OF:
+                organizations += references(resource, _ORGANIZATION_OF[name])
+            elif name == "HealthcareService:endpoint":
+                endpoints += references(resource, "endpoint")
+    npis = [ref.partition("/")[2] for ref in dict.fromkeys(organizations)]
+    found: list[Resource] = []
+    for raw in await store.providers(es, names, npis):
+        hit = hit_of(raw, today)
+        found.append(organization(hit.provider, hit.locations))
+    ids = list(dict.fromkeys(endpoints))
+    found += [published_resource(h) for h in await store.published_documents(es, names, ids)]
+    return found
+
+
+async def published_naming(
+    es: AsyncElasticsearch, names: IndexNames, search: Search, organizations: list[Resource]
+) -> list[Resource]:
+    """``_revinclude`` of HealthcareServices and Endpoints on a page of organisations."""
+    kinds = [name.partition(":")[0] for name in search.revincludes if name in _ORGANIZATION_OF]
+    refs = [f"Organization/{r['id']}" for r in organizations]
+    if not kinds or not refs:
+        return []
+    body = organization_query(kinds, refs, MAX_REVINCLUDED)
+    response = await store.published(es, names, body)
+    return [published_resource(hit) for hit in response["hits"]["hits"]]
