@@ -159,12 +159,17 @@ def published_documents(directory: PlanNetDirectory) -> list[tuple[str, Publishe
     documents = []
     for body in directory.published:
         kind = str(body["resourceType"])
-        resource = rewriter.rewrite({k: v for k, v in body.items() if k != "text"})
-        resource["id"] = published_id(directory.name, str(body["id"]))
         updated = _updated(body)
-        resource["meta"] = {
+        meta = {
             **({"lastUpdated": f"{updated}T00:00:00Z"} if updated else {}),
             "profile": [profile(kind)],
+        }
+        given = {k: v for k, v in body.items() if k not in ("resourceType", "id", "meta", "text")}
+        resource = {
+            "resourceType": kind,
+            "id": published_id(directory.name, str(body["id"])),
+            "meta": meta,
+            **rewriter.rewrite(given),
         }
         document: PublishedDoc = {
             "resourceType": kind,

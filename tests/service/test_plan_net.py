@@ -322,6 +322,10 @@ async def test_a_newer_export_replaces_what_the_directory_said(
                 not in gone_ids
             ]
             path.write_text("\n".join(kept) + "\n")
+        # ... and the payer no longer publishes one of its endpoints.
+        endpoints = next(after.glob("*nppes-data_Endpoint.ndjson"))
+        dropped, *published = endpoints.read_text().splitlines()
+        endpoints.write_text("\n".join(published) + "\n")
         options = UpdateOptions(names=names, reject_file=tmp_path / "rejects.csv")
         report = await update_plan_net(es, after, options, "payer")
         assert report.accounted
@@ -332,6 +336,9 @@ async def test_a_newer_export_replaces_what_the_directory_said(
         api = await aiohttp_client(create_app(settings, today=lambda: SAMPLE_TODAY))
         auth = {"Authorization": f"Bearer {mint_token(settings, scopes=ALL_SCOPES)}"}
         assert (await api.get(f"/v2/providers/{gone}", headers=auth)).status == 404
+        for line, status in ((dropped, 404), (published[0], 200)):
+            endpoint = f"/fhir/Endpoint/payer-{json.loads(line)['id']}"
+            assert (await api.get(endpoint)).status == status
         provider = await (await api.get(f"/v2/providers/{npi}", headers=auth)).json()
         assert "Portuguese" in provider["languages"] and "Spanish" not in provider["languages"]
         body = {"contractYear": 2026, "payerPlanIds": ["HPID280000"], "npis": [{"npi": npi}]}

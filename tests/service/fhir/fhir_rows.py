@@ -13,6 +13,8 @@ from datetime import date, datetime
 from functools import cache
 from typing import Any
 
+from fhir.resources.R4B.endpoint import Endpoint
+from fhir.resources.R4B.healthcareservice import HealthcareService
 from fhir.resources.R4B.insuranceplan import InsurancePlan
 from fhir.resources.R4B.location import Location
 from fhir.resources.R4B.organization import Organization
@@ -44,6 +46,8 @@ MODELS: dict[str, type[FhirResource]] = {
     "Location": Location,
     "InsurancePlan": InsurancePlan,
     "OrganizationAffiliation": OrganizationAffiliation,
+    "HealthcareService": HealthcareService,
+    "Endpoint": Endpoint,
 }
 # The Doctors & Clinicians layouts of the sample: file -> its line 1, line 2, city, state, ZIP.
 DAC_FILES = {
@@ -328,6 +332,11 @@ def check_resource(resource: Json) -> None:
         assert (
             resource["participatingOrganization"]["reference"] == f"Organization/{resource['id']}"
         )
+    elif kind == "HealthcareService":
+        assert resource["active"] is True and resource["category"]
+    elif kind == "Endpoint":
+        assert resource["status"] and resource["connectionType"] and resource["address"]
+        assert resource["payloadType"]
     elif kind == "InsurancePlan":
         assert resource["status"] == "active" and resource["type"] and resource["name"]
         assert resource["ownedBy"] and resource["administeredBy"]
