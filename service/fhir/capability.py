@@ -9,14 +9,12 @@ from core.plan_net_codes import PLAN_NET_IG, profile
 from service.fhir.models import (
     FHIR_JSON,
     FHIR_VERSION,
-    INCLUDES,
-    PARAMETERS,
     RESOURCE_TYPES,
-    REVINCLUDES,
     TEXT_PARAMETER,
     Resource,
     ResourceType,
 )
+from service.fhir.parameters import INCLUDES, PARAMETERS, REVINCLUDES
 
 TEXT_SEARCH_PARAMETER_ID: Final = "provider-directory-text"
 PLAN_NET_GUIDE: Final = PLAN_NET_IG + "/ImplementationGuide/hl7.fhir.us.davinci-pdex-plan-net"

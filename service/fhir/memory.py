@@ -4,10 +4,12 @@ memory with the same meaning the query gives each parameter type (pure)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from core.fhir_terms import matches
 from service.fhir.models import Clause, Resource, Search
-from service.fhir.plans import search_terms
+from service.fhir.parameters import PARAMETERS
+from service.fhir.plans import PlanResources, network, search_terms
 from service.fhir.query import day_matches
 
 Index = Mapping[str, Resource]  # "Type/id" -> resource, to follow chains
@@ -53,3 +55,26 @@ def found_in_memory(
             for clause in search.clauses
         )
     ]
+
+
+def network_keys(search: Search, plans: PlanResources) -> tuple[tuple[str, ...], ...]:
+    """The plan years each network clause of a role or affiliation search names: the network
+    itself (``network``) or what its network Organization holds (``network.name``, ...)."""
+    resolved = []
+    networks = [(record.key, network(record)) for record in plans.records]
+    for clause in search.clauses:
+        head, dot, tail = clause.name.partition(".")
+        if head != "network":
+            continue
+        if not dot:
+            wanted = {"Organization/" + v.rstrip("/").split("/")[-1] for v in clause.values}
+            keys = [key for key, org in networks if f"Organization/{org['id']}" in wanted]
+        else:
+            asked = replace(clause, name=tail, param=PARAMETERS["Organization"][tail])
+            keys = [
+                key
+                for key, org in networks
+                if any(_holds(asked, i, org, plans.index) for i in range(len(clause.values)))
+            ]
+        resolved.append(tuple(keys))
+    return tuple(resolved)

@@ -14,14 +14,10 @@ from datetime import date, datetime
 
 from service.errors import InvalidInput
 from service.fhir.models import (
-    CONTROL_PARAMETERS,
     DEFAULT_COUNT,
     DEFAULT_NEAR_MILES,
-    INCLUDES,
     MAX_COUNT,
     MAX_NEAR_MILES,
-    PARAMETERS,
-    REVINCLUDES,
     TEXT_PARAMETER,
     Clause,
     Near,
@@ -29,6 +25,7 @@ from service.fhir.models import (
     ResourceType,
     Search,
 )
+from service.fhir.parameters import CONTROL_PARAMETERS, INCLUDES, PARAMETERS, REVINCLUDES
 
 MODIFIERS = {"string": ("exact", "contains"), "token": (), "reference": (), "date": ()}
 DATE_PREFIXES = ("eq", "ne", "gt", "lt", "ge", "le", "sa", "eb")

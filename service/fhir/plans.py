@@ -11,14 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.documents import Plan
-from core.fhir_terms import fhir_id, matches
+from core.fhir_terms import fhir_id
 from core.network import network_key
 from core.plan_net_codes import BID_ID_SYSTEM, CODE_SYSTEMS, ORG_TYPE_SYSTEM, profile
 from core.plans import plan_key
 from core.text import normalize
 from service.fhir.elements import DATA_ABSENT, reference
 from service.fhir.ids import network_id
-from service.fhir.models import Resource, Search
+from service.fhir.models import Resource
 
 PRODUCT_TYPE_SYSTEM = CODE_SYSTEMS + "InsuranceProductTypeCS"
 MEDICARE_ADVANTAGE = ("mediadv", "Medicare Advantage")
@@ -162,24 +162,3 @@ class PlanResources:
             f"{r['resourceType']}/{r['id']}": r
             for r in (*self.insurance_plans, *self.organizations)
         }
-
-    def network_keys(self, search: Search) -> tuple[tuple[str, ...], ...]:
-        """The plan years each network clause of a PractitionerRole search names."""
-        by_id = {f"Organization/{network_id(r.key)}": r for r in self.records}
-        resolved = []
-        for clause in search.clauses:
-            if clause.name == "network":
-                wanted = {"Organization/" + v.rstrip("/").split("/")[-1] for v in clause.values}
-                resolved.append(tuple(by_id[w].key for w in wanted if w in by_id))
-            elif clause.name.startswith("network."):
-                resolved.append(
-                    tuple(
-                        r.key
-                        for r in self.records
-                        if any(
-                            matches([normalize(r.network_name)], v, clause.modifier)
-                            for v in clause.values
-                        )
-                    )
-                )
-        return tuple(resolved)

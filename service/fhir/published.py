@@ -10,7 +10,8 @@ from core.documents import Json
 from core.fhir_terms import term
 from core.index_contract import loaded_on
 from core.text import normalize
-from service.fhir.models import TARGETS, Clause, Resource, Search
+from service.fhir.models import Clause, Resource, Search
+from service.fhir.parameters import TARGETS
 from service.fhir.query import NOTHING, date_query, reference_id
 
 TERMS_FIELD = "terms"

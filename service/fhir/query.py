@@ -18,7 +18,8 @@ from core.plan_net_codes import NUCC_SYSTEM, ORG_TYPE_SYSTEM, PROVIDER_ROLE_SYST
 from core.text import normalize
 from service.errors import InvalidInput
 from service.fhir.elements import PROVIDER_ORGANIZATION
-from service.fhir.models import TARGETS, Clause, Near, ResourceType, Search
+from service.fhir.models import Clause, Near, ResourceType, Search
+from service.fhir.parameters import PROVIDER_TYPE, TARGETS
 
 _TOKEN_SYSTEMS = {"taxonomyCodes": NUCC_SYSTEM, "roleCodes": PROVIDER_ROLE_SYSTEM}
 _ENTITY_TYPES: dict[ResourceType, str | None] = {
@@ -120,7 +121,7 @@ def _value_query(clause: Clause, index: int) -> Json:
     field = param.field
     if param.type == "date" and field:
         return date_query(field, clause.prefixes[index], value)
-    if clause.name == "type":  # Organization.type: providers are "prov" organisations
+    if field == PROVIDER_TYPE:  # provider organisations are OrgTypeCS "prov"
         system, _, kind = value.rpartition("|")
         wanted = kind == PROVIDER_ORGANIZATION[0] and system in ("", ORG_TYPE_SYSTEM)
         return {"match_all": {}} if wanted else NOTHING

@@ -24,7 +24,7 @@ from service.fhir.bundle import Page
 from service.fhir.hits import Hit, hit_of
 from service.fhir.includes import brought_along, plan_references
 from service.fhir.location_search import location_page
-from service.fhir.memory import found_in_memory
+from service.fhir.memory import found_in_memory, network_keys
 from service.fhir.models import PUBLISHED_TYPES, TEXT_PARAMETER, Resource, Search
 from service.fhir.plans import PlanResources
 from service.fhir.published_search import published_naming, published_page
@@ -50,7 +50,7 @@ async def search_resources(
 ) -> Page:
     plans = PlanResources(await store.plans(es, names)) if _needs_plans(search) else None
     if plans is not None and search.kind in ("PractitionerRole", "OrganizationAffiliation"):
-        search = replace(search, network_keys=plans.network_keys(search))
+        search = replace(search, network_keys=network_keys(search, plans))
     if search.text is not None:
         return await _text_search(es, names, search, today, plans)
     if search.kind == "Location":

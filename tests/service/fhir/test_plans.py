@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.documents import Plan
-from service.fhir.memory import found_in_memory
+from service.fhir.memory import found_in_memory, network_keys
 from service.fhir.params import read_search
 from service.fhir.plans import PlanRecord, PlanResources
 
@@ -73,6 +73,13 @@ def test_network_clauses_resolve_to_plan_years() -> None:
     by_reference = read_search(
         "PractitionerRole", [("network", "Organization/network-2026-H1234-001-000,x")]
     )
-    assert PLANS.network_keys(by_reference) == (("2026:H1234_001_000",),)
+    assert network_keys(by_reference, PLANS) == (("2026:H1234_001_000",),)
     by_name = read_search("PractitionerRole", [("network.name", "acme")])
-    assert PLANS.network_keys(by_name) == (("2026:payer:GoldQHP",),)
+    assert network_keys(by_name, PLANS) == (("2026:payer:GoldQHP",),)
+
+
+def test_network_chains_ask_the_network_organizations() -> None:
+    by_payer = read_search("PractitionerRole", [("network.partof", "Organization/payer-H1234")])
+    assert network_keys(by_payer, PLANS) == (("2026:H1234_001_000",),)
+    by_type = read_search("OrganizationAffiliation", [("network.partof", "payer-nobody")])
+    assert network_keys(by_type, PLANS) == ((),)

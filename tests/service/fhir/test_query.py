@@ -104,3 +104,21 @@ def test_an_instant_compares_with_the_midnights_the_days_stand_for() -> None:
     assert filters[0] == {"range": {"lastUpdated": {"gte": "2024-01-12"}}}
     midnight = _filters("Practitioner", [("_lastUpdated", "2024-01-11T00:00:00Z")])
     assert midnight[0] == {"range": {"lastUpdated": {"gte": "2024-01-11", "lt": "2024-01-12"}}}
+
+
+def test_an_element_the_resources_never_have_matches_nothing() -> None:
+    nothing = {"bool": {"must_not": {"match_all": {}}}}
+    for kind, pair in (
+        ("PractitionerRole", ("organization", "Organization/1234567893")),
+        ("PractitionerRole", ("service.service-category", "outpat")),
+        ("Location", ("type", "HOSP")),
+        ("OrganizationAffiliation", ("primary-organization.name", "acme")),
+    ):
+        assert _filters(kind, [pair])[0] == nothing, pair
+
+
+def test_a_provider_organisation_is_of_type_prov() -> None:
+    assert _filters("Location", [("organization.type", "prov")])[0] == {"match_all": {}}
+    assert _filters("Location", [("organization.type", "payer")])[0] == {
+        "bool": {"must_not": {"match_all": {}}}
+    }
