@@ -107,7 +107,7 @@ def test_an_instant_compares_with_the_midnights_the_days_stand_for() -> None:
 
 
 def test_an_element_the_resources_never_have_matches_nothing() -> None:
-    nothing = {"bool": {"must_not": {"match_all": {}}}}
+    nothing: dict[str, Any] = {"bool": {"must_not": {"match_all": {}}}}
     for kind, pair in (
         ("PractitionerRole", ("organization", "Organization/1234567893")),
         ("PractitionerRole", ("service.service-category", "outpat")),
