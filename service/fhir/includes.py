@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from core.documents import Location, Provider
 from service.fhir.ids import network_id
 from service.fhir.models import Resource, Search
+from service.fhir.parameters import NAMED_BY_NOTHING
 from service.fhir.resources import (
     location,
     organization,
@@ -18,6 +19,17 @@ from service.fhir.resources import (
 )
 
 PlanIndex = Mapping[str, Resource]  # "Organization/id" -> a payer or network
+# Brought along by another step: published resources (service.fhir.published_search), a
+# payer's plans and a network's roles (service.fhir.search).
+ELSEWHERE = frozenset(
+    {
+        "HealthcareService:organization",
+        "Endpoint:organization",
+        "InsurancePlan:owned-by",
+        "InsurancePlan:administered-by",
+        "PractitionerRole:network",
+    }
+)
 
 
 def _included(
@@ -54,11 +66,14 @@ def _revincluded(
         return [practitioner_role(provider, everywhere, networks)] if individual else []
     if name == "Location:organization":
         return [] if individual else [location(provider, place) for place in everywhere]
-    if name == "OrganizationAffiliation:participating-organization":
+    if name in (
+        "OrganizationAffiliation:participating-organization",
+        "OrganizationAffiliation:location",
+    ):
         in_networks = not individual and bool(networks)
         return [organization_affiliation(provider, everywhere, networks)] if in_networks else []
-    if name in ("HealthcareService:organization", "Endpoint:organization"):
-        return []  # published by directories: service.fhir.published_search
+    if name in ELSEWHERE or any(name in names for names in NAMED_BY_NOTHING.values()):
+        return []
     raise ValueError(f"no _revinclude {name}")
 
 
@@ -94,4 +109,13 @@ def plan_references(search: Search, resource: Resource, plans: PlanIndex) -> lis
         target = plans.get(element["reference"]) if isinstance(element, dict) else None
         if target is not None:
             found.append(target)
+    for name in search.revincludes:  # a payer's plans
+        if name.startswith("InsurancePlan:"):
+            element = elements[name]
+            found += [
+                plan
+                for plan in plans.values()
+                if plan["resourceType"] == "InsurancePlan"
+                and plan[element]["reference"] == f"Organization/{resource['id']}"
+            ]
     return found

@@ -232,6 +232,15 @@ INCLUDES: Final[dict[ResourceType, tuple[str, ...]]] = {
     "HealthcareService": ("HealthcareService:organization", "HealthcareService:endpoint"),
     "Endpoint": ("Endpoint:organization",),
 }
+# Reverse includes through elements no served resource has: declared, they bring nothing along.
+NAMED_BY_NOTHING: Final[dict[str, tuple[str, ...]]] = {
+    "Organization": (
+        "PractitionerRole:organization",
+        "OrganizationAffiliation:primary-organization",
+    ),
+    "Location": ("HealthcareService:location", "InsurancePlan:coverage-area"),
+    "HealthcareService": ("PractitionerRole:service", "OrganizationAffiliation:service"),
+}
 REVINCLUDES: Final[dict[ResourceType, tuple[str, ...]]] = {
     "Practitioner": ("PractitionerRole:practitioner",),
     "PractitionerRole": (),
@@ -240,11 +249,19 @@ REVINCLUDES: Final[dict[ResourceType, tuple[str, ...]]] = {
         "OrganizationAffiliation:participating-organization",
         "HealthcareService:organization",
         "Endpoint:organization",
+        "InsurancePlan:owned-by",
+        "InsurancePlan:administered-by",
+        "PractitionerRole:network",
+        *NAMED_BY_NOTHING["Organization"],
     ),
-    "Location": ("PractitionerRole:location",),
+    "Location": (
+        "PractitionerRole:location",
+        "OrganizationAffiliation:location",
+        *NAMED_BY_NOTHING["Location"],
+    ),
     "InsurancePlan": (),
     "OrganizationAffiliation": (),
-    "HealthcareService": (),
+    "HealthcareService": NAMED_BY_NOTHING["HealthcareService"],
     "Endpoint": (),
 }
 # Result parameters: how many, which page, what else, how to answer.

@@ -195,6 +195,24 @@ def build_query(
     return body
 
 
+def members_query(keys: list[str], today: date, size: int) -> Json:
+    """The individuals with an in-network row in force of one of these plan years (the
+    PractitionerRoles a network page brings along)."""
+    return {
+        "query": {
+            "bool": {
+                "filter": [
+                    {"term": {"entityType": "individual"}},
+                    {"bool": {"should": [in_network_clause(key, today) for key in keys]}},
+                ]
+            }
+        },
+        "sort": [{"npi": "asc"}],
+        "size": size,
+        "_source": list(HIT_SOURCE),
+    }
+
+
 # ---- paging: where the next page starts, as an opaque token ----
 
 

@@ -22,19 +22,27 @@ from service.errors import InvalidInput
 from service.fhir import store
 from service.fhir.bundle import Page
 from service.fhir.hits import Hit, hit_of
+from service.fhir.ids import network_id
 from service.fhir.includes import brought_along, plan_references
 from service.fhir.location_search import location_page
 from service.fhir.memory import found_in_memory, network_keys
 from service.fhir.models import PUBLISHED_TYPES, TEXT_PARAMETER, Resource, Search
 from service.fhir.plans import PlanResources
 from service.fhir.published_search import published_naming, published_page
-from service.fhir.query import NETWORK_PARAMETER, build_query, decode_cursor, encode_cursor
+from service.fhir.query import (
+    NETWORK_PARAMETER,
+    build_query,
+    decode_cursor,
+    encode_cursor,
+    members_query,
+)
 from service.fhir.resources import resource_of
 from service.search.models import MAX_WINDOW, SearchRequest
 from service.search.places import LatLng
 from service.search.search import search_providers
 
 PLAN_PHASE = "plans"  # an Organization page past the providers
+MAX_MEMBERS = 1000
 
 
 def _needs_plans(search: Search) -> bool:
@@ -66,6 +74,7 @@ async def search_resources(
         page = _memory_page(search, plans.organizations, plans)
         counted = await store.search(es, names, build_query(search, 0, None, today))
         page.total = (page.total or 0) + int(counted["hits"]["total"]["value"])
+        page.included += await _network_members(es, names, search, page, plans, today)
         return page
     body = build_query(search, search.count + 1, after, today)
     response = await store.search(es, names, body)
@@ -83,7 +92,32 @@ async def search_resources(
         page.total = (page.total or 0) + len(matched)
         if page.next_cursor is None:
             _then_plan_organizations(page, search, plans, matched, len(hits))
+        page.included += await _network_members(es, names, search, page, plans, today)
     return page
+
+
+async def _network_members(
+    es: AsyncElasticsearch,
+    names: IndexNames,
+    search: Search,
+    page: Page,
+    plans: PlanResources,
+    today: date,
+) -> list[Resource]:
+    """``_revinclude=PractitionerRole:network``: the roles in the networks of the page (at
+    most MAX_MEMBERS: a network of a large plan has tens of thousands)."""
+    if "PractitionerRole:network" not in search.revincludes:
+        return []
+    on_page = {r["id"] for r in page.matches}
+    keys = [record.key for record in plans.records if network_id(record.key) in on_page]
+    if not keys:
+        return []
+    response = await store.search(es, names, members_query(keys, today, MAX_MEMBERS))
+    found = []
+    for raw in response["hits"]["hits"]:
+        hit = hit_of(raw, today)
+        found.append(resource_of("PractitionerRole", hit.provider, hit.locations, hit.networks))
+    return found
 
 
 def _add_match(page: Page, search: Search, hit: Hit, plans: PlanResources | None) -> None:

@@ -181,3 +181,23 @@ async def test_network_name_chains_to_the_plans_name(api: ApiClient) -> None:
         api, "PractitionerRole", [("network.name:exact", f"{plan['name']} network")]
     )
     assert sorted(found) == sorted(expected)
+
+
+async def test_networks_and_payers_bring_their_members_and_plans(api: ApiClient) -> None:
+    members = _members("1")
+    network, npis = max(members.items(), key=lambda item: (len(item[1]), item[0]))
+    pages = await F.walk(
+        api, "Organization", [("_id", network), ("_revinclude", "PractitionerRole:network")]
+    )
+    roles = {
+        r["id"] for r in F.entries(pages, "include") if r["resourceType"] == "PractitionerRole"
+    }
+    assert roles == npis
+    contract = _plan_rows()[0]["contract_id"]
+    pages = await F.walk(
+        api,
+        "Organization",
+        [("_id", f"payer-{contract}"), ("_revinclude", "InsurancePlan:owned-by")],
+    )
+    plans = {r["id"] for r in F.entries(pages, "include")}
+    assert plans == {_plan_id(r["bid_id"]) for r in _plan_rows() if r["contract_id"] == contract}
