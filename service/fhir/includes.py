@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from core.documents import Location, Provider
 from service.fhir.ids import network_id
 from service.fhir.models import Resource, Search
-from service.fhir.parameters import NAMED_BY_NOTHING
+from service.fhir.parameters import NAMED_BY_NOTHING, POINTING_NOWHERE
 from service.fhir.resources import (
     location,
     organization,
@@ -19,6 +19,11 @@ from service.fhir.resources import (
 )
 
 PlanIndex = Mapping[str, Resource]  # "Organization/id" -> a payer or network
+PLAN_INCLUDES = {
+    "InsurancePlan:owned-by": "ownedBy",
+    "InsurancePlan:administered-by": "administeredBy",
+    "Organization:partof": "partOf",
+}
 # Brought along by another step: published resources (service.fhir.published_search), a
 # payer's plans and a network's roles (service.fhir.search).
 ELSEWHERE = frozenset(
@@ -52,6 +57,8 @@ def _included(
         return [network for network in found if network is not None]
     if name == "Location:organization":
         return [] if individual else [organization(provider, everywhere)]
+    if name in POINTING_NOWHERE or name in PLAN_INCLUDES:
+        return []
     raise ValueError(f"no _include {name}")
 
 
@@ -98,11 +105,7 @@ def brought_along(
 
 def plan_references(search: Search, resource: Resource, plans: PlanIndex) -> list[Resource]:
     """``_include`` of a plan's or a network's references (owned-by, administered-by, partof)."""
-    elements = {
-        "InsurancePlan:owned-by": "ownedBy",
-        "InsurancePlan:administered-by": "administeredBy",
-        "Organization:partof": "partOf",
-    }
+    elements = PLAN_INCLUDES
     found = []
     for name in search.includes:
         element = resource.get(elements.get(name, ""))

@@ -214,22 +214,52 @@ TARGETS: Final[dict[str, ResourceType]] = {
     "service": "HealthcareService",
     "coverage-area": "Location",
 }
+# Includes through elements the served resources never have: declared, they bring nothing.
+POINTING_NOWHERE: Final = frozenset(
+    {
+        "PractitionerRole:organization",
+        "PractitionerRole:service",
+        "PractitionerRole:endpoint",
+        "Organization:endpoint",
+        "Organization:coverage-area",
+        "Location:endpoint",
+        "Location:partof",
+        "InsurancePlan:coverage-area",
+        "OrganizationAffiliation:primary-organization",
+        "OrganizationAffiliation:service",
+        "OrganizationAffiliation:endpoint",
+        "HealthcareService:location",
+        "HealthcareService:coverage-area",
+    }
+)
+
+
+def _with_nowhere(kind: str, *names: str) -> tuple[str, ...]:
+    return (*names, *sorted(n for n in POINTING_NOWHERE if n.startswith(kind + ":")))
+
+
 INCLUDES: Final[dict[ResourceType, tuple[str, ...]]] = {
     "Practitioner": (),
-    "PractitionerRole": (
+    "PractitionerRole": _with_nowhere(
+        "PractitionerRole",
         "PractitionerRole:practitioner",
         "PractitionerRole:location",
         "PractitionerRole:network",
     ),
-    "Organization": ("Organization:partof",),
-    "Location": ("Location:organization",),
-    "InsurancePlan": ("InsurancePlan:owned-by", "InsurancePlan:administered-by"),
-    "OrganizationAffiliation": (
+    "Organization": _with_nowhere("Organization", "Organization:partof"),
+    "Location": _with_nowhere("Location", "Location:organization"),
+    "InsurancePlan": _with_nowhere(
+        "InsurancePlan", "InsurancePlan:owned-by", "InsurancePlan:administered-by"
+    ),
+    "OrganizationAffiliation": _with_nowhere(
+        "OrganizationAffiliation",
         "OrganizationAffiliation:participating-organization",
         "OrganizationAffiliation:location",
         "OrganizationAffiliation:network",
     ),
-    "HealthcareService": ("HealthcareService:organization", "HealthcareService:endpoint"),
+    "HealthcareService": _with_nowhere(
+        "HealthcareService", "HealthcareService:organization", "HealthcareService:endpoint"
+    ),
     "Endpoint": ("Endpoint:organization",),
 }
 # Reverse includes through elements no served resource has: declared, they bring nothing along.
