@@ -1,6 +1,7 @@
 """The steps of one search, in order: read the cursor, interpret the words, resolve the place,
-query; when nothing is found, drop the words that match nothing and query again, else explain
-the empty answer (service.search.rescue); then answer."""
+query (nearest first from a small ring when it holds the page: nearest.py); when nothing is
+found, drop the words that match nothing and query again, else explain the empty answer
+(service.search.rescue); then answer."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from core.index_contract import IndexNames
 from service.search import rescue, store
 from service.search.cursor import decode_cursor
 from service.search.models import SearchRequest, SearchResponse
+from service.search.nearest import ring_answer, ring_bodies
 from service.search.query import build_search
 from service.search.question import Question, read_question
 from service.search.results import search_response
@@ -29,10 +31,21 @@ async def search_providers(
         body = build_search(question, search_after=cursor.after)
         page = await store.search_in_time(es, names, body, cursor.pit)
         return search_response(question, page, cursor_page=True)
-    response = await store.search(es, names, build_search(question))
+    response = await _first_page(es, names, question)
     if _total(response) > 0:
         return search_response(question, response, cursor_page=False)
     return await _rescue(es, names, question, response)
+
+
+async def _first_page(es: AsyncElasticsearch, names: IndexNames, question: Question) -> Json:
+    """Nearest first from the ring around the point when it holds the page (nearest.py)."""
+    bodies = ring_bodies(question)
+    if bodies is not None:
+        ring, count = await store.msearch(es, names, list(bodies))
+        answer = ring_answer(question, ring, count)
+        if answer is not None:
+            return answer
+    return await store.search(es, names, build_search(question))
 
 
 async def _rescue(

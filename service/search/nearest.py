@@ -1,0 +1,51 @@
+"""Nearest first without sorting the whole radius (pure).
+
+A search sorted by distance over a wide radius in a dense place matches hundreds of thousands
+of providers at national scale, and Elasticsearch computes the distance of each to sort them
+(BENCHMARKS.md: the sort, not the filter, is the cost). The page it asks for is the nearest
+few, and they lie close by: so the search first asks for the page inside a small ring around
+the point, together with the count over the whole radius (one multi-search). When the ring
+holds the whole page, its hits are exactly the whole radius's first ones (every provider
+outside the ring is farther than every one inside it) and the count is the total; otherwise
+the whole radius is searched as before.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.documents import Json
+from service.search.geo_clauses import radius_filter
+from service.search.query import build_search
+from service.search.question import Question
+
+RING_MILES = 2.0  # holds a page almost anywhere a wide radius is expensive
+
+
+def ring_bodies(question: Question) -> tuple[Json, Json] | None:
+    """The ring's page and the whole radius's count; None when the ring cannot answer (not
+    sorted by distance, a radius no wider than the ring, facets over the whole radius)."""
+    request, place = question.request, question.place
+    if place is None or request.effective_sort != "distance" or request.facets:
+        return None
+    if request.radius_miles <= RING_MILES:
+        return None
+    whole = build_search(question)
+    window = request.offset + request.window_size
+    ring = {
+        **whole,
+        "query": {"bool": {"filter": [whole["query"], radius_filter(place, RING_MILES)]}},
+        "track_total_hits": window,  # counted only as far as it decides
+    }
+    count = {"query": whole["query"], "size": 0, "track_total_hits": True}
+    return ring, count
+
+
+def ring_answer(question: Question, ring: Json, count: Json) -> Json | None:
+    """The answer of the whole radius, when the ring held the whole page."""
+    request = question.request
+    window = request.offset + request.window_size
+    if int(ring["hits"]["total"]["value"]) < window:
+        return None
+    hits: dict[str, Any] = {**ring["hits"], "total": count["hits"]["total"]}
+    return {**ring, "hits": hits}
