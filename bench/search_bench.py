@@ -6,7 +6,9 @@ Usage (an index must already be loaded under --prefix):
 It starts the service as its own process (as deployed), builds a realistic query mix from real
 documents of the loaded index (exact names, one-typo names, specialties, lay terms, several
 cities and radii, location-only), and for each concurrency level runs the mix against the
-service and then the identical bodies against Elasticsearch, with the same HTTP client.
+service and then the identical requests against Elasticsearch, with the same HTTP client: the
+service's first-page search, or for a nearest-first page its ring and count multi-search
+(service.search.nearest) and, when the ring does not hold the page, the whole-radius search.
 
 The harness (service process, load generator, table) is ``bench/harness.py``, shared with the
 coverage benchmark.
@@ -33,9 +35,10 @@ from bench.harness import (
 from core.clock import today_utc
 from core.index_contract import IndexNames
 from service.search.models import SearchRequest
+from service.search.nearest import ring_answer, ring_bodies
 from service.search.places import UnknownPlace, resolve
 from service.search.query import build_search
-from service.search.question import read_question
+from service.search.question import Question, read_question
 from service.web.auth import mint_token
 from service.web.settings import Settings
 
@@ -145,21 +148,42 @@ async def query_mix(es_url: str, names: IndexNames, size: int, seed: int) -> lis
     return mix
 
 
-def elasticsearch_body(request_body: dict[str, Any]) -> dict[str, Any]:
+def question_of(request_body: dict[str, Any]) -> Question:
     request = SearchRequest.model_validate_json(orjson.dumps(request_body))
-    return build_search(read_question(request, today_utc()))
+    return read_question(request, today_utc())
+
+
+async def asked_directly(
+    http: aiohttp.ClientSession, es_url: str, index: str, question: Question
+) -> bool:
+    """What the service asks Elasticsearch for this question's first page, asked directly."""
+    headers = {"Content-Type": "application/json"}
+    bodies = ring_bodies(question)
+    if bodies is not None:
+        lines = b"".join(orjson.dumps(part) + b"\n" for b in bodies for part in ({}, b))
+        async with http.post(
+            f"{es_url}/{index}/_msearch",
+            data=lines,
+            headers={"Content-Type": "application/x-ndjson"},
+        ) as response:
+            answers = (await response.json())["responses"]
+            if response.status != 200:
+                return False
+        if ring_answer(question, answers[0], answers[1]) is not None:
+            return True
+    body = orjson.dumps(build_search(question))
+    return await answered(http, f"{es_url}/{index}/_search", body, headers)
 
 
 async def main_async(args: argparse.Namespace) -> None:
     names = IndexNames(args.prefix)
     mix = await query_mix(args.es_url, names, args.queries, args.seed)
     classes = [QUERY_CLASSES[body.pop("_class")] for body in mix]
-    es_bodies = [orjson.dumps(elasticsearch_body(b)) for b in mix]
+    questions = [question_of(b) for b in mix]
     service_bodies = [orjson.dumps(b) for b in mix]
     token = mint_token(Settings())
     headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
-    es_headers = {"Content-Type": "application/json"}
-    search_url = f"{args.es_url}/{names.alias('search')}/_search"
+    index = names.alias("search")
     async with (
         running_service(args) as service_url,
         aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=64)) as http,
@@ -170,7 +194,7 @@ async def main_async(args: argparse.Namespace) -> None:
             return answered(http, service_search, service_bodies[i], headers)
 
         def direct(i: int) -> Awaitable[bool]:
-            return answered(http, search_url, es_bodies[i], es_headers)
+            return asked_directly(http, args.es_url, index, questions[i])
 
         title = (
             f"queries in the mix: {len(mix)}; {args.seconds:.0f} s per arm and level, "
