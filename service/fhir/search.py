@@ -18,6 +18,7 @@ from elasticsearch import AsyncElasticsearch
 from pydantic import ValidationError
 
 from core.index_contract import IndexNames
+from core.network import NETWORKS_FIELD
 from service.errors import InvalidInput
 from service.fhir import store
 from service.fhir.bundle import Page
@@ -39,7 +40,7 @@ from service.fhir.query import (
 from service.fhir.resources import resource_of
 from service.search.models import MAX_WINDOW, SearchRequest
 from service.search.places import LatLng
-from service.search.search import search_providers
+from service.search.search import first_page_hits
 
 PLAN_PHASE = "plans"  # an Organization page past the providers
 MAX_MEMBERS = 1000
@@ -177,14 +178,12 @@ async def _text_search(
     except ValidationError as error:
         why = error.errors()[0]["msg"]
         raise InvalidInput(TEXT_PARAMETER, f"{TEXT_PARAMETER}: {why}") from None
-    answer = await search_providers(es, names, request, today=today)
-    page = Page(total=answer["totalCount"])
-    # The /v2 answer holds the in-radius locations and no networks: the resources are built
-    # from the search documents, as a read builds them, in the answer's order.
-    found = [result["npis"][0] for result in answer["results"][: search.count]]
-    for raw in await store.providers(es, names, found):
+    response = await first_page_hits(es, names, request, today=today, also=[NETWORKS_FIELD])
+    total = int(response["hits"]["total"]["value"])
+    page = Page(total=total)
+    for raw in response["hits"]["hits"][: search.count]:
         _add_match(page, search, hit_of(raw, today), plans)
     following = offset + search.count
-    if search.count and following < min(answer["totalCount"], MAX_WINDOW):
+    if search.count and following < min(total, MAX_WINDOW):
         page.next_cursor = encode_cursor(None, following)
     return page

@@ -12,6 +12,7 @@ the whole radius is searched as before.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from core.documents import Json
@@ -22,7 +23,7 @@ from service.search.question import Question
 RING_MILES = 2.0  # holds a page almost anywhere a wide radius is expensive
 
 
-def ring_bodies(question: Question) -> tuple[Json, Json] | None:
+def ring_bodies(question: Question, also: Sequence[str] = ()) -> tuple[Json, Json] | None:
     """The ring's page and the whole radius's count; None when the ring cannot answer (not
     sorted by distance, a radius no wider than the ring, facets over the whole radius)."""
     request, place = question.request, question.place
@@ -30,7 +31,7 @@ def ring_bodies(question: Question) -> tuple[Json, Json] | None:
         return None
     if request.radius_miles <= RING_MILES:
         return None
-    whole = build_search(question)
+    whole = build_search(question, also=also)
     window = request.offset + request.window_size
     ring = {
         **whole,

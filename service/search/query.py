@@ -8,6 +8,7 @@ both count; phrase and exact-name clauses and a distance decay add to the score.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from core.network import in_network_clause, network_key
@@ -198,14 +199,17 @@ def _sort(question: Question) -> list[Body]:
     return [{"_score": "desc"}, {"npi": "asc"}]
 
 
-def build_search(question: Question, *, search_after: list[Any] | None = None) -> Body:
+def build_search(
+    question: Question, *, search_after: list[Any] | None = None, also: Sequence[str] = ()
+) -> Body:
+    """``also``: stored fields the hits carry besides the answer's provider and locations."""
     request = question.request
     body: Body = {
         "query": query_clause(question),
         "sort": _sort(question),
         "size": request.pageSize if search_after is not None else request.window_size,
         "track_total_hits": True,
-        "_source": ["provider", "locations"],
+        "_source": ["provider", "locations", *also],
     }
     if search_after is not None:
         body["search_after"] = search_after

@@ -5,6 +5,7 @@ found, drop the words that match nothing and query again, else explain the empty
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date
 
 from elasticsearch import AsyncElasticsearch
@@ -37,15 +38,39 @@ async def search_providers(
     return await _rescue(es, names, question, response)
 
 
-async def _first_page(es: AsyncElasticsearch, names: IndexNames, question: Question) -> Json:
+async def first_page_hits(
+    es: AsyncElasticsearch,
+    names: IndexNames,
+    request: SearchRequest,
+    *,
+    today: date,
+    also: Sequence[str] = (),
+) -> Json:
+    """The Elasticsearch answer of an offset page (words that match nothing dropped, as the
+    answer would), its hits carrying ``also`` too: for the FHIR API's ``_text``, which answers
+    the hits as resources of its own."""
+    question = read_question(request, today)
+    response = await _first_page(es, names, question, also)
+    if _total(response) > 0 or not question.interpretation.text:
+        return response
+    counts = await store.msearch(es, names, rescue.word_count_bodies(question))
+    relaxed = rescue.relaxed(question, counts)
+    if relaxed is None:
+        return response
+    return await store.search(es, names, build_search(relaxed, also=also))
+
+
+async def _first_page(
+    es: AsyncElasticsearch, names: IndexNames, question: Question, also: Sequence[str] = ()
+) -> Json:
     """Nearest first from the ring around the point when it holds the page (nearest.py)."""
-    bodies = ring_bodies(question)
+    bodies = ring_bodies(question, also)
     if bodies is not None:
         ring, count = await store.msearch(es, names, list(bodies))
         answer = ring_answer(question, ring, count)
         if answer is not None:
             return answer
-    return await store.search(es, names, build_search(question))
+    return await store.search(es, names, build_search(question, also=also))
 
 
 async def _rescue(
