@@ -13,7 +13,6 @@ chains included (``location.address-city``: the site's city), in core.fhir_terms
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import date
 from typing import Any
 
 from core.documents import Address, PublishedDoc
@@ -22,6 +21,7 @@ from core.plan_net_codes import profile
 from core.text import normalize
 from indexer.sources.plan_net import PlanNetDirectory
 from indexer.sources.plan_net_records import Site
+from indexer.sources.plan_net_resources import updated_day
 
 PUBLISHED_TYPES = ("HealthcareService", "Endpoint")
 
@@ -144,22 +144,13 @@ def _terms(kind: str, body: dict[str, Any], rewriter: _Rewriter) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def _updated(body: dict[str, Any]) -> str | None:
-    meta = body.get("meta")
-    updated = meta.get("lastUpdated") if isinstance(meta, dict) else None
-    try:
-        return date.fromisoformat(updated[:10]).isoformat() if isinstance(updated, str) else None
-    except ValueError:
-        return None
-
-
 def published_documents(directory: PlanNetDirectory) -> list[tuple[str, PublishedDoc]]:
     """Each published resource's document and its ``_id``."""
     rewriter = _Rewriter(directory)
     documents = []
     for body in directory.published:
         kind = str(body["resourceType"])
-        updated = _updated(body)
+        updated = updated_day(body)
         meta = {
             **({"lastUpdated": f"{updated}T00:00:00Z"} if updated else {}),
             "profile": [profile(kind)],

@@ -114,7 +114,8 @@ def _language(code: str) -> str:
     return str(language.display_name())
 
 
-def _updated(body: dict[str, Any]) -> str | None:
+def updated_day(body: dict[str, Any]) -> str | None:
+    """The day of a resource's ``meta.lastUpdated``, when it has a valid one."""
     meta = body.get("meta")
     updated = meta.get("lastUpdated") if isinstance(meta, dict) else None
     try:
@@ -160,7 +161,7 @@ def practitioner(body: dict[str, Any]) -> Person:
         gender=_GENDERS.get(gender) if gender else None,
         languages=tuple(languages),
         taxonomies=taxonomies(qualifications),
-        updated=_updated(body),
+        updated=updated_day(body),
     )
 
 
@@ -173,7 +174,7 @@ def organization(body: dict[str, Any]) -> Org:
     npi = _npi(body, required=False) if kind not in ("ntwk", "payer") else None
     person = None
     if npi is not None:
-        person = Person(npi, False, name, *(None,) * 6, (), (), _updated(body))
+        person = Person(npi, False, name, *(None,) * 6, (), (), updated_day(body))
     return Org(kind, name, person)
 
 

@@ -4,7 +4,7 @@ service.fhir.parameters) and a parsed search."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, get_args
 
 ResourceType = Literal[
     "Practitioner",
@@ -16,16 +16,7 @@ ResourceType = Literal[
     "HealthcareService",
     "Endpoint",
 ]
-RESOURCE_TYPES: Final[tuple[ResourceType, ...]] = (
-    "Practitioner",
-    "PractitionerRole",
-    "Organization",
-    "Location",
-    "InsurancePlan",
-    "OrganizationAffiliation",
-    "HealthcareService",
-    "Endpoint",
-)
+RESOURCE_TYPES: Final[tuple[ResourceType, ...]] = get_args(ResourceType)
 # Published by payers' directories and served as they gave them (service.fhir.published).
 PUBLISHED_TYPES: Final[tuple[ResourceType, ...]] = ("HealthcareService", "Endpoint")
 TERMS = "terms"  # their parameters match the document's ``terms`` (core.fhir_terms.term)
