@@ -122,8 +122,7 @@ async def test_a_provider_organisation_and_its_services_point_at_each_other(
 
 async def test_services_bring_their_endpoints(api: ApiClient) -> None:
     with_endpoints = [s for s in _services() if s.get("endpoint")]
-    if not with_endpoints:
-        return  # the reference export's services name no endpoint
+    assert with_endpoints, "the reference export has a service naming its endpoint"
     service = with_endpoints[0]
     endpoints = {_served_id(e["reference"].partition("/")[2]) for e in service["endpoint"]}
     pages = await F.walk(
@@ -137,8 +136,7 @@ async def test_services_bring_their_endpoints(api: ApiClient) -> None:
 async def test_endpoints_are_found_by_their_organisation(api: ApiClient) -> None:
     managed = [(e, _organization_npi(e, "managingOrganization")) for e in resources("Endpoint")]
     with_npi = [(e, n) for e, n in managed if n]
-    if not with_npi:
-        return
+    assert with_npi, "the reference export has endpoints managed by provider organisations"
     npi = with_npi[0][1]
     expected = {_served_id(e["id"]) for e, n in with_npi if n == npi}
     found = await F.found_ids(api, "Endpoint", [("organization", f"Organization/{npi}")])
