@@ -8,16 +8,17 @@ from dataclasses import replace
 
 from core.fhir_terms import matches
 from service.fhir.models import Clause, Resource, Search
-from service.fhir.parameters import PARAMETERS
+from service.fhir.parameters import PARAMETERS, TARGETS
 from service.fhir.plans import PlanResources, network, search_terms
-from service.fhir.query import day_matches
+from service.fhir.query import day_matches, reference_id
 
 Index = Mapping[str, Resource]  # "Type/id" -> resource, to follow chains
 
 
-def _reference(value: str) -> str:
-    parts = value.rstrip("/").split("/")
-    return "/".join(parts[-2:]) if len(parts) >= 2 else f"Organization/{value}"
+def _referenced(clause: Clause, value: str) -> str | None:
+    """``Type/id`` of a reference value, read as the query reads it (None: another type)."""
+    found = reference_id(clause, value)
+    return None if found is None else f"{TARGETS[clause.name.split('.')[0]]}/{found}"
 
 
 def _holds(clause: Clause, index: int, resource: Resource, everything: Index) -> bool:
@@ -36,7 +37,7 @@ def _holds(clause: Clause, index: int, resource: Resource, everything: Index) ->
     if kind == "token":  # terms hold "system|code", and the bare code ("|code": no system)
         return value in found
     if kind == "reference":
-        return _reference(value) in found
+        return _referenced(clause, value) in found
     return matches(found, value, clause.modifier)
 
 
@@ -67,7 +68,7 @@ def network_keys(search: Search, plans: PlanResources) -> tuple[tuple[str, ...],
         if head != "network":
             continue
         if not dot:
-            wanted = {"Organization/" + v.rstrip("/").split("/")[-1] for v in clause.values}
+            wanted = {_referenced(clause, value) for value in clause.values}
             keys = [key for key, org in networks if f"Organization/{org['id']}" in wanted]
         else:
             asked = replace(clause, name=tail, param=PARAMETERS["Organization"][tail])
