@@ -51,13 +51,10 @@ async def first_page_hits(
     the hits as resources of its own."""
     question = read_question(request, today)
     response = await _first_page(es, names, question, also)
-    if _total(response) > 0 or not question.interpretation.text:
+    if _total(response) > 0:
         return response
-    counts = await store.msearch(es, names, rescue.word_count_bodies(question))
-    relaxed = rescue.relaxed(question, counts)
-    if relaxed is None:
-        return response
-    return await store.search(es, names, build_search(relaxed, also=also))
+    dropped = await _without_unmatched_words(es, names, question, also)
+    return response if dropped is None else dropped[1]
 
 
 async def _first_page(
@@ -73,17 +70,28 @@ async def _first_page(
     return await store.search(es, names, build_search(question, also=also))
 
 
+async def _without_unmatched_words(
+    es: AsyncElasticsearch, names: IndexNames, question: Question, also: Sequence[str] = ()
+) -> tuple[Question, Json] | None:
+    """The question without the words that match nothing, and its first page; None when
+    every word matches something (or there are none)."""
+    if not question.interpretation.text:
+        return None
+    counts = await store.msearch(es, names, rescue.word_count_bodies(question))
+    relaxed = rescue.relaxed(question, counts)
+    if relaxed is None:
+        return None
+    return relaxed, await store.search(es, names, build_search(relaxed, also=also))
+
+
 async def _rescue(
     es: AsyncElasticsearch, names: IndexNames, question: Question, response: Json
 ) -> SearchResponse:
-    if question.interpretation.text:
-        counts = await store.msearch(es, names, rescue.word_count_bodies(question))
-        relaxed = rescue.relaxed(question, counts)
-        if relaxed is not None:
-            question = relaxed
-            response = await store.search(es, names, build_search(question))
-            if _total(response) > 0:
-                return search_response(question, response, cursor_page=False)
+    dropped = await _without_unmatched_words(es, names, question)
+    if dropped is not None:
+        question, response = dropped
+        if _total(response) > 0:
+            return search_response(question, response, cursor_page=False)
     answers = await store.msearch(es, names, rescue.explain_bodies(question))
     explained = rescue.no_results(question, answers)
     return search_response(question, response, cursor_page=False, no_results=explained)
