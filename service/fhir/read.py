@@ -30,12 +30,12 @@ async def read_resource(
         return published_resource(stored[0])
     if kind == "InsurancePlan" or (kind == "Organization" and not is_npi_shaped(resource_id)):
         plans = PlanResources(await store.plans(es, names))
-        found = plans.index.get(f"{kind}/{resource_id}")
-        if found is None:
+        planned = plans.index.get(f"{kind}/{resource_id}")
+        if planned is None:
             raise ResourceNotFound(kind, resource_id)
-        return found
-    raw = await store.provider(es, names, resource_id) if is_npi_shaped(resource_id) else None
-    hit = hit_of(raw, today) if raw is not None else None
+        return planned
+    found = await store.providers(es, names, [resource_id]) if is_npi_shaped(resource_id) else []
+    hit = hit_of(found[0], today) if found else None
     if hit is None or not serves(kind, hit.provider, hit.networks):
         raise ResourceNotFound(kind, resource_id)
     return resource_of(kind, hit.provider, hit.locations, hit.networks)

@@ -3,13 +3,13 @@ builds its resource from the same document a search does) and the plans alias.""
 
 from __future__ import annotations
 
-from elasticsearch import AsyncElasticsearch, NotFoundError
+from elasticsearch import AsyncElasticsearch
 
 from core.documents import Json
 from core.index_contract import IndexNames, loaded_on
 from service.fhir.plans import PlanRecord
 from service.fhir.query import HIT_SOURCE
-from service.storage import document_missing, elasticsearch_errors, search_whole
+from service.storage import elasticsearch_errors, search_whole
 
 SEARCH_INDEX = "the search index"
 MAX_PLANS = 10_000  # an index window: far above the plans of any directory
@@ -17,24 +17,6 @@ MAX_PLANS = 10_000  # an index window: far above the plans of any directory
 
 async def search(es: AsyncElasticsearch, names: IndexNames, body: Json) -> Json:
     return await search_whole(es, names.alias("search"), body, SEARCH_INDEX)
-
-
-async def provider(es: AsyncElasticsearch, names: IndexNames, npi: str) -> Json | None:
-    """The search document of this NPI as a hit (provider, locations and in-network periods),
-    so a read and a search build the same resource; None when the directory has none."""
-    with elasticsearch_errors(SEARCH_INDEX):
-        try:
-            source = await es.get_source(
-                index=names.alias("search"),
-                id=npi,
-                source_includes=list(HIT_SOURCE),
-                realtime=False,  # what searches see
-            )
-        except NotFoundError as error:
-            if not document_missing(error):
-                raise
-            return None
-    return {"_source": dict(source)}
 
 
 async def plans(es: AsyncElasticsearch, names: IndexNames) -> list[PlanRecord]:
@@ -47,7 +29,8 @@ async def plans(es: AsyncElasticsearch, names: IndexNames) -> list[PlanRecord]:
 
 
 async def providers(es: AsyncElasticsearch, names: IndexNames, npis: list[str]) -> list[Json]:
-    """The search documents of these NPIs as hits, in that order (those found)."""
+    """The search documents of these NPIs as hits (provider, locations and in-network periods:
+    a read, an include and a search build the same resource), in that order (those found)."""
     if not npis:
         return []
     with elasticsearch_errors(SEARCH_INDEX):
