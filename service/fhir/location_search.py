@@ -24,7 +24,7 @@ MAX_ROUNDS = 5  # a page reads at most this many pages of hits
 async def location_page(
     es: AsyncElasticsearch, names: IndexNames, search: Search, today: date
 ) -> Page:
-    after, skip, _ = decode_cursor(search.cursor) if search.cursor else (None, 0, None)
+    after, skip, _ = decode_cursor(search.cursor)
     page = Page()
     if search.count == 0:
         return page

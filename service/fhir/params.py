@@ -135,7 +135,7 @@ def read_search(
             if name == "_count":
                 count = _count(value)
             elif name == "_cursor":
-                cursor = value
+                cursor = value or None
             elif name == "_format" and value not in _FORMATS:
                 raise _invalid("_format", "this server answers JSON only")
             elif name in ("_include", "_revinclude"):

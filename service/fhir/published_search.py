@@ -32,7 +32,7 @@ PUBLISHED_REVINCLUDES = tuple(_ORGANIZATION_OF)
 async def published_page(
     es: AsyncElasticsearch, names: IndexNames, search: Search, today: date
 ) -> Page:
-    after, _, _ = decode_cursor(search.cursor) if search.cursor else (None, 0, None)
+    after, _, _ = decode_cursor(search.cursor)
     response = await store.published(es, names, published_query(search, search.count + 1, after))
     hits = response["hits"]["hits"]
     page = Page(total=int(response["hits"]["total"]["value"]))

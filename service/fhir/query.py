@@ -224,7 +224,10 @@ def encode_cursor(after: list[Any] | None, skip: int = 0, phase: str | None = No
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def decode_cursor(token: str) -> tuple[list[Any] | None, int, str | None]:
+def decode_cursor(token: str | None) -> tuple[list[Any] | None, int, str | None]:
+    """``encode_cursor``'s values; the first page's (nothing after, nothing skipped) for None."""
+    if token is None:
+        return None, 0, None
     try:
         decoded = orjson.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
         after, skip, phase = decoded["after"], int(decoded["skip"]), decoded.get("phase")

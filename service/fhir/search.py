@@ -69,7 +69,7 @@ async def search_resources(
     if search.kind == "InsurancePlan":
         assert plans is not None
         return _memory_page(search, plans.insurance_plans, plans)
-    after, _, phase = decode_cursor(search.cursor) if search.cursor else (None, 0, None)
+    after, _, phase = decode_cursor(search.cursor)
     organizations = plans is not None and search.kind == "Organization"
     if phase == PLAN_PHASE and plans is not None:  # the providers were all given
         page = _memory_page(search, plans.organizations, plans)
@@ -142,7 +142,7 @@ def _then_plan_organizations(
 
 def _memory_page(search: Search, resources: list[Resource], plans: PlanResources) -> Page:
     """A page of resources found in memory."""
-    _, skip, _ = decode_cursor(search.cursor) if search.cursor else (None, 0, None)
+    _, skip, _ = decode_cursor(search.cursor)
     matched = found_in_memory(search, resources, plans.index)
     page = Page(total=len(matched))
     for resource in matched[skip : skip + search.count]:
@@ -161,7 +161,7 @@ async def _text_search(
     today: date,
     plans: PlanResources | None,
 ) -> Page:
-    _, offset, _ = decode_cursor(search.cursor) if search.cursor else (None, 0, None)
+    _, offset, _ = decode_cursor(search.cursor)
     near = search.near
     entity_type = "organization" if search.kind == "Organization" else "individual"
     place = {"location": LatLng(lat=near.lat, lng=near.lng), "radius": near.miles} if near else {}
