@@ -12,15 +12,7 @@ from typing import Any
 
 import orjson
 import pytest
-from fhir.resources.R4B.endpoint import Endpoint
-from fhir.resources.R4B.healthcareservice import HealthcareService
-from fhir.resources.R4B.insuranceplan import InsurancePlan
-from fhir.resources.R4B.location import Location
-from fhir.resources.R4B.organization import Organization
-from fhir.resources.R4B.organizationaffiliation import OrganizationAffiliation
-from fhir.resources.R4B.practitioner import Practitioner
-from fhir.resources.R4B.practitionerrole import PractitionerRole
-from fhir.resources.R4B.resource import Resource as FhirResource
+from fhir.resources.R4B import get_fhir_model_class
 
 from core.geo import lookup_zip
 from core.npi import is_valid_npi
@@ -40,16 +32,6 @@ MA_PLAN_SYSTEM = "https://www.cms.gov/medicare/ma-plan-id"
 LINE1 = "Provider First Line Business Practice Location Address"
 POSTAL = "Provider Business Practice Location Address Postal Code"
 FHIR_ID = re.compile(r"[A-Za-z0-9\-.]{1,64}")
-MODELS: dict[str, type[FhirResource]] = {
-    "Practitioner": Practitioner,
-    "PractitionerRole": PractitionerRole,
-    "Organization": Organization,
-    "Location": Location,
-    "InsurancePlan": InsurancePlan,
-    "OrganizationAffiliation": OrganizationAffiliation,
-    "HealthcareService": HealthcareService,
-    "Endpoint": Endpoint,
-}
 
 
 @pytest.fixture(scope="module")
@@ -290,6 +272,6 @@ def test_fixed_bid_ids_without_a_plan_file(tmp_path: Path) -> None:
 
 
 def test_resources_validate_as_fhir_r4(resources: dict[str, list[Resource]]) -> None:
-    for kind, model in MODELS.items():
-        for resource in resources[kind][:50]:
-            model.model_validate(resource)
+    for kind, made in resources.items():
+        for resource in made[:50]:
+            get_fhir_model_class(kind).model_validate(resource)

@@ -13,18 +13,11 @@ from datetime import date, datetime
 from functools import cache
 from typing import Any
 
-from fhir.resources.R4B.endpoint import Endpoint
-from fhir.resources.R4B.healthcareservice import HealthcareService
-from fhir.resources.R4B.insuranceplan import InsurancePlan
-from fhir.resources.R4B.location import Location
-from fhir.resources.R4B.organization import Organization
-from fhir.resources.R4B.organizationaffiliation import OrganizationAffiliation
-from fhir.resources.R4B.practitioner import Practitioner
-from fhir.resources.R4B.practitionerrole import PractitionerRole
-from fhir.resources.R4B.resource import Resource as FhirResource
+from fhir.resources.R4B import get_fhir_model_class
 from yarl import URL
 
 from core.text import normalize
+from service.fhir.models import RESOURCE_TYPES
 from tests.conftest import SAMPLE_DIR, ApiClient
 from tests.plan_net_rows import npi_of, resources, usable_practitioners
 from tests.source_rows import active_rows, taxonomies
@@ -39,16 +32,6 @@ NUCC_SYSTEM = "http://nucc.org/provider-taxonomy"
 PLAN_NET_PROFILE = "http://hl7.org/fhir/us/davinci-pdex-plan-net/StructureDefinition/plannet-"
 DATA_ABSENT = "http://hl7.org/fhir/StructureDefinition/data-absent-reason"
 FHIR_CONTENT_TYPE = "application/fhir+json"
-MODELS: dict[str, type[FhirResource]] = {
-    "Practitioner": Practitioner,
-    "PractitionerRole": PractitionerRole,
-    "Organization": Organization,
-    "Location": Location,
-    "InsurancePlan": InsurancePlan,
-    "OrganizationAffiliation": OrganizationAffiliation,
-    "HealthcareService": HealthcareService,
-    "Endpoint": Endpoint,
-}
 # The Doctors & Clinicians layouts of the sample: file -> its line 1, line 2, city, state, ZIP.
 DAC_FILES = {
     "dac_2021_layout.csv": ("adr_ln_1", "adr_ln_2", "cty", "st", "zip"),
@@ -304,7 +287,7 @@ def _codes_of(concepts: Iterable[Json]) -> set[str]:
 def check_resource(resource: Json) -> None:
     """Valid FHIR R4B, and the Plan-Net basics the resource fills."""
     kind = resource["resourceType"]
-    MODELS[kind].model_validate(resource)
+    get_fhir_model_class(kind).model_validate(resource)
     network = kind == "Organization" and "ntwk" in _codes_of(resource["type"])
     profile = f"{PLAN_NET_PROFILE}{'Network' if network else kind}"
     assert resource["meta"]["profile"] == [profile], resource["id"]
@@ -362,7 +345,7 @@ async def fetch(
             check_resource(entry["resource"])
             kind, rid = entry["resource"]["resourceType"], entry["resource"]["id"]
             assert entry["fullUrl"].endswith(f"/fhir/{kind}/{rid}")
-    elif body["resourceType"] in MODELS:
+    elif body["resourceType"] in RESOURCE_TYPES:
         check_resource(body)
     return body
 
