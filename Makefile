@@ -25,7 +25,7 @@ test: lint typecheck pytest
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/lint-imports
+	$(VENV)/bin/lint-imports --no-cache
 
 typecheck: install
 	$(VENV)/bin/mypy

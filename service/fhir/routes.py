@@ -10,7 +10,7 @@ import orjson
 from aiohttp import web
 
 from service.errors import ResourceNotFound
-from service.fhir.bundle import searchset
+from service.fhir.bundle import operation_outcome, searchset
 from service.fhir.capability import (
     TEXT_SEARCH_PARAMETER_ID,
     capability_statement,
@@ -22,6 +22,7 @@ from service.fhir.read import read_resource
 from service.fhir.search import search_resources
 from service.web.keys import ES, INDEX_NAMES, SETTINGS, TODAY
 from service.web.middleware import allows_anonymous, requires_scope
+from service.web.problems import ProblemError, register_problem_renderer
 
 _TYPES = frozenset(get_args(ResourceType))
 _STARTED = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -97,7 +98,19 @@ async def read(request: web.Request) -> web.Response:
     return _answer(orjson.dumps(resource))
 
 
+def _problem(error: ProblemError) -> web.Response:
+    body = operation_outcome(error.status, error.code, error.detail)
+    return web.Response(
+        status=error.status,
+        body=body,
+        content_type=FHIR_JSON,
+        charset="utf-8",
+        headers=error.headers,
+    )
+
+
 def setup_fhir_routes(app: web.Application) -> None:
+    register_problem_renderer(app, FHIR_PREFIX, _problem)
     router = app.router
     router.add_get(f"{FHIR_PREFIX}/metadata", metadata, name="fhir-metadata")
     router.add_get(

@@ -7,6 +7,7 @@ errors (``service.errors``) and aiohttp's HTTP exceptions are mapped here, once.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import NotRequired
 
 import orjson
@@ -22,8 +23,6 @@ from service.errors import (
     NotFoundInput,
     ProviderNotFound,
 )
-from service.fhir.bundle import operation_outcome
-from service.fhir.models import FHIR_JSON, FHIR_PREFIX
 from service.web.keys import REQUEST_ID
 from service.web.types import Handler
 
@@ -81,15 +80,22 @@ def invalid_request(errors: list[FieldError]) -> ProblemError:
     return ProblemError(400, "validation_error", "Bad Request", summary, errors=errors)
 
 
+ProblemRenderer = Callable[[ProblemError], web.Response]
+# A feature that answers errors in a format of its own (the FHIR API's OperationOutcome) registers
+# its path prefix here; the edge never imports the feature.
+PROBLEM_RENDERERS = web.AppKey[dict[str, ProblemRenderer]]("problem_renderers")
+
+
+def register_problem_renderer(app: web.Application, prefix: str, render: ProblemRenderer) -> None:
+    if PROBLEM_RENDERERS not in app:
+        app[PROBLEM_RENDERERS] = {}
+    app[PROBLEM_RENDERERS][prefix] = render
+
+
 def problem_response(request: web.Request, error: ProblemError) -> web.Response:
-    if request.path == FHIR_PREFIX or request.path.startswith(FHIR_PREFIX + "/"):
-        return web.Response(
-            status=error.status,
-            body=operation_outcome(error.status, error.code, error.detail),
-            content_type=FHIR_JSON,
-            charset="utf-8",
-            headers=error.headers,
-        )
+    for prefix, render in request.app.get(PROBLEM_RENDERERS, {}).items():
+        if request.path == prefix or request.path.startswith(prefix + "/"):
+            return render(error)
     body: Problem = {
         "type": PROBLEM_BASE + error.code,
         "title": error.title,
