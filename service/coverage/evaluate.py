@@ -17,6 +17,7 @@ from service.coverage.models import (
     CoverageProvider,
     CoverageRequest,
     LocationStatus,
+    NpiRequest,
     PlanStatuses,
     ProviderStatus,
     Reason,
@@ -100,6 +101,21 @@ def plan_statuses(request: CoverageRequest, facts: StoredFacts, today: date) -> 
     location_ids = {
         npi: [loc["id"] for loc in facts.locations.get(npi, [])] for npi in facts.providers
     }
+    # Most (plan, provider) pairs of a request have no row: such a provider's status is the same
+    # in every known plan, so it is built once per requested provider and shared (never mutated).
+    without_rows = [
+        _provider_status(item.npi, item.locationIds, location_ids.get(item.npi), [], True)
+        for item in request.npis
+    ]
+
+    def status(key: str, index: int, item: NpiRequest) -> ProviderStatus:
+        rows = rows_by_pair.get((key, item.npi))
+        if rows is None and key in facts.plans:
+            return without_rows[index]
+        return _provider_status(
+            item.npi, item.locationIds, location_ids.get(item.npi), rows or [], key in facts.plans
+        )
+
     return [
         {
             "contractYear": request.contractYear,
@@ -107,16 +123,7 @@ def plan_statuses(request: CoverageRequest, facts: StoredFacts, today: date) -> 
             "payerPlanId": payer_plan_id,
             "asOf": day.isoformat(),
             "plan": facts.plans.get(key),
-            "providers": [
-                _provider_status(
-                    item.npi,
-                    item.locationIds,
-                    location_ids.get(item.npi),
-                    rows_by_pair.get((key, item.npi), []),
-                    key in facts.plans,
-                )
-                for item in request.npis
-            ],
+            "providers": [status(key, i, item) for i, item in enumerate(request.npis)],
         }
         for key, bid, payer_plan_id in request.plans
     ]
