@@ -134,3 +134,4 @@ def definition_reading(text: str) -> CareConcept | None:
 def preload() -> None:
     curated_concepts()
     _definitions()
+    zipf_frequency("care", "en")  # loads wordfreq's English list (~1 s), else the first query pays

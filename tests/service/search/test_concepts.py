@@ -5,6 +5,8 @@ curated list lacks. Expected codes come from the data files, not from the reader
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from datetime import date
 from typing import Any
 
@@ -129,3 +131,17 @@ def test_suggestions_come_from_the_vocabulary(typed: str, suggested: str) -> Non
 @pytest.mark.parametrize("name", ["kyle park", "castro", "qarcia", "johnson"])
 def test_names_are_not_turned_into_terms(name: str) -> None:
     assert vocabulary_suggestion(name) is None
+
+
+def test_the_start_up_preload_loads_the_word_frequencies_the_first_query_needs() -> None:
+    # A fresh interpreter: in this one another test may have loaded them already.
+    script = (
+        "import wordfreq\n"
+        "from service.search import care_concepts\n"
+        "care_concepts.preload()\n"
+        "print(wordfreq.get_frequency_dict.cache_info().currsize)\n"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    ).stdout
+    assert int(loaded) >= 1
