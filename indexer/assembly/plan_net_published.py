@@ -12,7 +12,7 @@ chains included (``location.address-city``: the site's city), in core.fhir_terms
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from core.documents import Address, PublishedDoc
@@ -109,7 +109,7 @@ def _organization_terms(body: dict[str, Any], key: str, rewriter: _Rewriter) -> 
     return found
 
 
-def _site_terms(body: dict[str, Any], sites: dict[str, Site]) -> list[str]:
+def _site_terms(body: dict[str, Any], sites: Mapping[str, Site]) -> list[str]:
     found: list[str] = []
     for reference in _list(body, "location"):
         site = sites.get(reference.get("reference", "")) if isinstance(reference, dict) else None
@@ -144,11 +144,10 @@ def _terms(kind: str, body: dict[str, Any], rewriter: _Rewriter) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def published_documents(directory: PlanNetDirectory) -> list[tuple[str, PublishedDoc]]:
-    """Each published resource's document and its ``_id``."""
+def published_documents(directory: PlanNetDirectory) -> Iterator[tuple[str, PublishedDoc]]:
+    """Each published resource's document and its ``_id``, one at a time."""
     rewriter = _Rewriter(directory)
-    documents = []
-    for body in directory.published:
+    for body in directory.published.values():
         kind = str(body["resourceType"])
         updated = updated_day(body)
         meta = {
@@ -170,5 +169,4 @@ def published_documents(directory: PlanNetDirectory) -> list[tuple[str, Publishe
             "terms": _terms(kind, body, rewriter),
             "resource": resource,
         }
-        documents.append((f"{kind}/{resource['id']}", document))
-    return documents
+        yield f"{kind}/{resource['id']}", document

@@ -6,9 +6,10 @@ rejected (into the reject file, with its reason) when it is not valid JSON or no
 type, lacks what the directory needs (an NPI where the join needs one), has a code outside its
 value set, or points at a resource the export lacks or rejected; nothing stops the load.
 
-Memory: the export is read line by line; what is kept is per provider (its record, sites and
-network memberships) plus the shared sites, networks and plans, as the Doctors & Clinicians
-table is (figures in BENCHMARKS.md).
+Memory stays flat whatever the export's size: it is read line by line, and what is kept per
+resource (providers with their sites and memberships, organisations, sites, services, the
+published resources, every reference seen) is spilled to a scratch SQLite file
+(``indexer.sources.spill``, in ``TMPDIR``); only the plans and networks stay in memory.
 """
 
 from __future__ import annotations
@@ -24,11 +25,17 @@ from core.plan_net_codes import NPI_SYSTEM
 from indexer.sources import plan_net_resources as read
 from indexer.sources.plan_net_files import RESOURCE_TYPES, Place, Resource, Unreadable, read_export
 from indexer.sources.plan_net_records import Invalid, Org, Person, Plan, Site
+from indexer.sources.spill import Spill, SpilledMap
 
 Reject = Callable[[str, int, str, str], None]  # (file name, line, npi, reason)
+_ACCEPTED_KEPT = 10_000
 
 
-@dataclass(frozen=True, slots=True)
+class DuplicateId(Invalid):
+    """A second resource of a type and id already read."""
+
+
+@dataclass(frozen=True)  # no slots, as plan_net_records says
 class Membership:
     """The provider is in ``network`` at ``site`` (None: wherever it practises)."""
 
@@ -39,7 +46,7 @@ class Membership:
     end: str | None
 
 
-@dataclass(slots=True)
+@dataclass
 class PlanNetProvider:
     person: Person
     sites: dict[str, Site] = field(default_factory=dict)  # by reference, first named first
@@ -48,7 +55,7 @@ class PlanNetProvider:
     memberships: list[Membership] = field(default_factory=list)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Service:
     sites: tuple[str, ...]
     new_patients: str | None
@@ -57,17 +64,24 @@ class Service:
 @dataclass
 class PlanNetDirectory:
     name: str  # the source name every value from this export carries ("plan-net:<name>")
-    providers: dict[str, PlanNetProvider] = field(default_factory=dict)  # by NPI
+    spill: Spill = field(default_factory=Spill, repr=False)
+    providers: SpilledMap[PlanNetProvider] = field(init=False)  # by NPI
     plans: dict[str, Plan] = field(default_factory=dict)  # by reference
     networks: dict[str, str | None] = field(default_factory=dict)  # reference -> name
     # What the export publishes besides providers and plans (HealthcareService, Endpoint),
-    # as given, and the organisations and sites their references name.
-    published: list[dict[str, Any]] = field(default_factory=list)
-    organizations: dict[str, Org] = field(default_factory=dict)  # by reference
-    sites: dict[str, Site] = field(default_factory=dict)  # by reference
+    # as given, by reference, and the organisations and sites their references name.
+    published: SpilledMap[dict[str, Any]] = field(init=False)
+    organizations: SpilledMap[Org] = field(init=False)  # by reference
+    sites: SpilledMap[Site] = field(init=False)  # by reference
     read: Counter[str] = field(default_factory=Counter)  # per resource type
     used: Counter[str] = field(default_factory=Counter)
     rejected: Counter[str] = field(default_factory=Counter)
+
+    def __post_init__(self) -> None:
+        self.providers = self.spill.table(PlanNetProvider)
+        self.published = self.spill.table(dict)
+        self.organizations = self.spill.table(Org)
+        self.sites = self.spill.table(Site)
 
     @property
     def source(self) -> str:
@@ -83,50 +97,55 @@ class _Builder:
     def __init__(self, directory: PlanNetDirectory, reject: Reject) -> None:
         self.directory = directory
         self._reject = reject
-        self._orgs: dict[str, Org] = directory.organizations
-        self._sites: dict[str, Site] = directory.sites
-        self._people: dict[str, str] = {}  # Practitioner reference -> NPI
-        self._services: dict[str, Service] = {}
-        self._refused: dict[str, str] = {}  # reference -> why it was rejected
-        self._known: set[str] = set()  # every accepted reference, whatever its type
+        self._orgs = directory.organizations
+        self._sites = directory.sites
+        spill = directory.spill
+        self._people = spill.table(str)  # Practitioner reference -> NPI
+        self._services = spill.table(Service)
+        # Every reference read -> "" when accepted, else why it was rejected.
+        self._seen = spill.table(str)
+        self._accepted: set[str] = set()  # a few recently resolved ones, kept in memory
 
     def refuse(self, kind: str, place: Place, npi: str, reason: str, ref: str | None) -> None:
         self.directory.rejected[kind] += 1
         if ref is not None:
-            self._refused[ref] = reason
+            self._seen[ref] = reason
         self._reject(place.file, place.line, npi, reason)
 
     def resolve(self, ref: str | None, wanted: Iterable[str] = ()) -> str:
         """``ref`` when the export holds it (and it is one of ``wanted`` types, if given)."""
         if ref is None:
             raise Invalid("bad_reference")
-        if ref not in self._known:
-            why = self._refused.get(ref)
-            # The kind, not the id, so the report counts alike reasons together; the reject
-            # file's line says which resource it is.
-            kind = ref.partition("/")[0]
-            raise Invalid(f"dangling_reference: {kind}" + (f" ({why})" if why else ""))
+        if ref not in self._accepted:
+            why = self._seen.get(ref)
+            if why is None or why:
+                # The kind, not the id, so the report counts alike reasons together; the reject
+                # file's line says which resource it is.
+                kind = ref.partition("/")[0]
+                raise Invalid(f"dangling_reference: {kind}" + (f" ({why})" if why else ""))
+            if len(self._accepted) >= _ACCEPTED_KEPT:
+                self._accepted.clear()
+            self._accepted.add(ref)
         if wanted and ref.partition("/")[0] not in wanted:
             raise Invalid(f"wrong_reference: {ref.partition('/')[0]}")
         return sys.intern(ref)
 
     def present(self, ref: str | None) -> None:
         """The export holds ``ref``, whether it was used or rejected."""
-        if ref is None or (ref not in self._known and ref not in self._refused):
+        if ref is None or ref not in self._seen:
             raise Invalid(
                 f"dangling_reference: {ref.partition('/')[0]}" if ref else "bad_reference"
             )
 
     def _add_person(self, person: Person) -> None:
-        if person.npi in self.directory.providers:
+        if not self.directory.providers.add(person.npi, PlanNetProvider(person)):
             raise Invalid("duplicate_npi")
-        self.directory.providers[person.npi] = PlanNetProvider(person)
 
     def take(self, resource: Resource) -> None:
         body, kind = resource.body, resource.type
         ref = f"{kind}/{body['id']}"
-        if ref in self._known or ref in self._refused:
-            raise Invalid("duplicate_id")
+        if not self._seen.add(ref, ""):  # claimed: a failure below records why instead
+            raise DuplicateId("duplicate_id")
         if kind == "Organization":
             org = read.organization(body)
             if org.person is not None:
@@ -143,9 +162,9 @@ class _Builder:
         elif kind == "HealthcareService":
             sites = self._references(_list(body, "location"), "Location")
             self._services[ref] = Service(tuple(sites), read.new_patients(body))
-            self.directory.published.append(body)
+            self.directory.published[ref] = body
         elif kind == "Endpoint":
-            self.directory.published.append(body)
+            self.directory.published[ref] = body
         elif kind == "InsurancePlan":
             plan = read.insurance_plan(body)
             for network in plan.networks:
@@ -155,7 +174,6 @@ class _Builder:
             self._role(body)
         elif kind == "OrganizationAffiliation":
             self._affiliation(body)
-        self._known.add(ref)
 
     def _join(
         self,
@@ -170,7 +188,7 @@ class _Builder:
         for network in networks:
             if network not in self.directory.networks:
                 raise Invalid("not_a_network")
-        provider = self.directory.providers[npi]
+        provider = self.directory.providers[npi]  # a copy: written back below
         own = read.new_patients(body)
         offered = [self._services[s] for s in services]
         for service in offered:
@@ -193,6 +211,7 @@ class _Builder:
                 provider.memberships.append(
                     Membership(network, at, accepting, period.get("start"), period.get("end"))
                 )
+        self.directory.providers[npi] = provider
 
     def _references(self, values: list[Any], wanted: str) -> list[str]:
         return [self.resolve(read.reference(v), [wanted]) for v in values]
@@ -249,7 +268,8 @@ def read_plan_net(path: Path, reject: Reject, name: str | None = None) -> PlanNe
         try:
             builder.take(item)
         except Invalid as invalid:
-            ref = f"{item.type}/{item.body['id']}"
+            # A duplicate's reference is the first resource's, whose state stays.
+            ref = None if isinstance(invalid, DuplicateId) else f"{item.type}/{item.body['id']}"
             builder.refuse(item.type, item.place, _npi_of(item), str(invalid), ref)
             continue
         directory.used[item.type] += 1

@@ -16,7 +16,8 @@ periods are those of the rows it has then. Everything becomes visible in one ref
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+import itertools
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -204,17 +205,23 @@ async def _plans(es: Any, live: LiveVersion, directory: PlanNetDirectory) -> Non
     index = live.indices["plans"]
     query = {"query": {"term": {"source": directory.source}}, "_source": False}
     before = {hit["_id"] async for hit in async_scan(es, index=index, query=query)}
-    actions: list[Action] = []
     origin = Origin(directory.source, 0, "")
-    for plan in plan_net.plan_documents(directory):
-        doc_id = plan_doc_id(plan["contractYear"], plan_key(plan["bidId"], plan["payerPlanId"]))
-        before.discard(doc_id)
-        actions.append((action_lines("index", index)(doc_id), orjson.dumps(plan), origin))
-    for doc_id, published in published_documents(directory):
-        before.discard(doc_id)
-        actions.append((action_lines("index", index)(doc_id), orjson.dumps(published), origin))
-    actions += [(action_lines("delete", index)(i), b"", origin) for i in before]
-    result = await bulk_index(es, actions)
+
+    def actions() -> Iterator[Action]:
+        """The plans and published resources one by one, then the deletes of what they left."""
+        documents: Iterator[tuple[str, Any]] = itertools.chain(
+            (
+                (plan_doc_id(p["contractYear"], plan_key(p["bidId"], p["payerPlanId"])), p)
+                for p in plan_net.plan_documents(directory)
+            ),
+            published_documents(directory),
+        )
+        for doc_id, document in documents:
+            before.discard(doc_id)
+            yield action_lines("index", index)(doc_id), orjson.dumps(document), origin
+        yield from ((action_lines("delete", index)(i), b"", origin) for i in before)
+
+    result = await bulk_index(es, actions())
     if result.failed:
         raise UpdateError(f"plans refused ({result.failed[0].reason}); run the update again")
 

@@ -1,0 +1,122 @@
+"""Keyed records kept on disk instead of in memory, so reading a national payer's export holds
+memory flat: one SQLite file in a temporary directory per reading, a table per kind of record,
+values pickled. The file goes when its ``Spill`` is closed or collected.
+
+A value read back is a copy: who changes it writes it back (``spilled[key] = value``).
+"""
+
+from __future__ import annotations
+
+import pickle
+import sqlite3
+import tempfile
+import weakref
+from collections.abc import Iterator, MutableMapping
+from pathlib import Path
+from typing import Any, Generic, TypeVar, cast
+
+V = TypeVar("V")
+_PAGE_CACHE_KIB = 65_536  # SQLite's page cache: what the file holds in memory at most
+
+
+class Spill:
+    """The file; ``table`` opens a record kind in it."""
+
+    def __init__(self) -> None:
+        self._directory = tempfile.TemporaryDirectory(prefix="plan-net-")
+        # A scratch file: nothing to recover after a crash, so no journal and no syncing.
+        # Read in a worker thread (the jobs' to_thread), then used by the event loop's: one
+        # thread at a time, never both.
+        self._db = sqlite3.connect(
+            Path(self._directory.name) / "export.sqlite",
+            isolation_level=None,
+            check_same_thread=False,
+        )
+        for pragma in (
+            "journal_mode=OFF",
+            "synchronous=OFF",
+            "locking_mode=EXCLUSIVE",  # no file lock taken and released per statement
+            f"cache_size=-{_PAGE_CACHE_KIB}",
+        ):
+            self._db.execute(f"PRAGMA {pragma}")
+        # One transaction for the file's life: no statement waits for its writes to reach the
+        # file; SQLite writes pages out when its cache is full.
+        self._db.execute("BEGIN")
+        self._tables = 0
+        self._closed = weakref.finalize(self, _close, self._db, self._directory)
+
+    def table(self, kind: type[V]) -> SpilledMap[V]:
+        """A new record kind holding ``kind`` values (strings are kept as they are, others
+        pickled)."""
+        self._tables += 1
+        return SpilledMap(self, self._db, f"t{self._tables}", plain=kind is str)
+
+    def close(self) -> None:
+        self._closed()
+
+
+def _close(db: sqlite3.Connection, directory: tempfile.TemporaryDirectory[str]) -> None:
+    db.close()
+    directory.cleanup()
+
+
+class SpilledMap(MutableMapping[str, V], Generic[V]):
+    """A dict on disk: keys in insertion order."""
+
+    def __init__(self, spill: Spill, db: sqlite3.Connection, table: str, *, plain: bool) -> None:
+        self._spill = spill  # the file lives as long as any of its tables
+        self._db = db
+        self._table = table
+        self._plain = plain
+        db.execute(f"CREATE TABLE {table} (key TEXT PRIMARY KEY, value NOT NULL)")
+
+    def _encode(self, value: V) -> object:
+        return value if self._plain else pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def _decode(self, stored: Any) -> V:
+        # Our own file, written by this process.
+        return cast(V, stored if self._plain else pickle.loads(stored))
+
+    def __getitem__(self, key: str) -> V:
+        row = self._db.execute(f"SELECT value FROM {self._table} WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            raise KeyError(key)
+        return self._decode(row[0])
+
+    def __setitem__(self, key: str, value: V) -> None:
+        # An upsert keeps the key's first place in the order, as a dict does.
+        self._db.execute(
+            f"INSERT INTO {self._table} (key, value) VALUES (?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (key, self._encode(value)),
+        )
+
+    def add(self, key: str, value: V) -> bool:
+        """Store ``value`` unless ``key`` is there already; whether it was stored."""
+        query = f"INSERT OR IGNORE INTO {self._table} (key, value) VALUES (?, ?)"
+        return self._db.execute(query, (key, self._encode(value))).rowcount == 1
+
+    def __delitem__(self, key: str) -> None:
+        if self._db.execute(f"DELETE FROM {self._table} WHERE key = ?", (key,)).rowcount == 0:
+            raise KeyError(key)
+
+    def __contains__(self, key: object) -> bool:
+        query = f"SELECT 1 FROM {self._table} WHERE key = ?"
+        return isinstance(key, str) and self._db.execute(query, (key,)).fetchone() is not None
+
+    def __iter__(self) -> Iterator[str]:
+        # Read in pages, so the caller may delete or rewrite keys while iterating.
+        last = 0
+        while True:
+            rows = self._db.execute(
+                f"SELECT rowid, key FROM {self._table} WHERE rowid > ? ORDER BY rowid LIMIT 1000",
+                (last,),
+            ).fetchall()
+            if not rows:
+                return
+            last = rows[-1][0]
+            yield from (key for _, key in rows)
+
+    def __len__(self) -> int:
+        (count,) = self._db.execute(f"SELECT count(*) FROM {self._table}").fetchone()
+        return int(count)

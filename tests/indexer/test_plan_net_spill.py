@@ -1,0 +1,96 @@
+"""Reading a Plan-Net export holds memory flat: what it keeps per resource is on disk
+(``indexer.sources.spill``), so a bigger export leaves no more objects in memory."""
+
+from __future__ import annotations
+
+import gc
+import gzip
+from pathlib import Path
+
+import pytest
+
+from indexer.generate.plan_net import generate_plan_net
+from indexer.sources.plan_net import read_plan_net
+from indexer.sources.spill import Spill
+from tests.conftest import SAMPLE_DIR
+
+NPPES = SAMPLE_DIR / "npidata_pfile_sample.csv.gz"
+PLANS = SAMPLE_DIR / "medicare_plan_finder_2026_plans.csv"
+NUCC = SAMPLE_DIR / "nucc_taxonomy_251.csv"
+
+
+def test_a_spilled_map_answers_as_a_dict_does() -> None:
+    spill = Spill()
+    table = spill.table(list)
+    expected: dict[str, list[int]] = {}
+    for key, value in (("b", [1]), ("a", [2]), ("c", [3]), ("a", [4])):
+        table[key] = value
+        expected[key] = value
+    assert list(table) == list(expected) == ["b", "a", "c"]  # a rewrite keeps its place
+    assert dict(table.items()) == expected and len(table) == 3
+    assert "a" in table and "z" not in table and 1 not in table
+    assert table.pop("b") == [1] and table.pop("b", None) is None
+    with pytest.raises(KeyError):
+        table["b"]
+    with pytest.raises(KeyError):
+        del table["b"]
+    read = table["a"]
+    read.append(5)  # a copy: the stored value changes only when written back
+    assert table["a"] == [4]
+    table["a"] = read
+    assert table["a"] == [4, 5]
+
+
+def test_keys_can_be_removed_while_iterating() -> None:
+    table = Spill().table(int)
+    for number in range(2500):  # more than one page of keys
+        table[f"k{number}"] = number
+    seen = []
+    for key in table:
+        seen.append(key)
+        del table[key]
+    assert len(seen) == 2500 and len(table) == 0
+
+
+def test_the_scratch_file_goes_with_its_spill() -> None:
+    spill = Spill()
+    spill.table(str)["x"] = "y"
+    files = list(Path(spill._directory.name).iterdir())
+    assert files
+    spill.close()
+    assert not any(path.exists() for path in files)
+
+
+def _first_rows(source: Path, target: Path, rows: int) -> Path:
+    with gzip.open(source, "rt", newline="") as read, gzip.open(target, "wt", newline="") as out:
+        for number, line in enumerate(read):
+            if number > rows:
+                break
+            out.write(line)
+    return target
+
+
+def _objects_kept(export: Path) -> tuple[int, int]:
+    """Objects the reading leaves in memory while its directory is held; its providers."""
+    gc.collect()
+    before = len(gc.get_objects())
+    directory = read_plan_net(export, lambda *_: None)
+    gc.collect()
+    kept = len(gc.get_objects()) - before
+    providers = len(directory.providers)
+    directory.spill.close()
+    return kept, providers
+
+
+def test_a_bigger_export_keeps_no_more_in_memory(tmp_path: Path) -> None:
+    small, big = tmp_path / "small", tmp_path / "big"
+    generate_plan_net(
+        _first_rows(NPPES, tmp_path / "small.csv.gz", 800), small, seed=3, plans=PLANS, nucc=NUCC
+    )
+    generate_plan_net(NPPES, big, seed=3, plans=PLANS, nucc=NUCC)
+    small_kept, small_providers = _objects_kept(small)
+    big_kept, big_providers = _objects_kept(big)
+    assert big_providers > 3 * small_providers
+    # Held in memory, the directory took ~20 objects per provider; spilled, the plans and
+    # networks (the same in both) and the counters are all that stay.
+    assert big_kept - small_kept < (big_providers - small_providers) / 20
