@@ -4,17 +4,28 @@ Elasticsearch, in the same run.
 
 Usage (an index must already be loaded under --prefix):
     python -m bench.lookup_bench --prefix PREFIX [--seconds 20] [--levels 1,16] [--npis 2000]
+        [--floor]   # a third arm: the same read on a bare aiohttp app (bench.floor_server)
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-from collections.abc import Awaitable
+import contextlib
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Awaitable
 
 import aiohttp
 
-from bench.harness import harness_parser, parse_harness_args, print_comparison, running_service
+from bench.harness import (
+    harness_parser,
+    parse_harness_args,
+    print_comparison,
+    running_service,
+    stop_service,
+    wait_ready,
+)
 from core.index_contract import IndexNames
 from service.web.auth import mint_token
 from service.web.settings import Settings
@@ -39,6 +50,25 @@ async def fetched(http: aiohttp.ClientSession, url: str, headers: dict[str, str]
         return response.status == 200
 
 
+@contextlib.asynccontextmanager
+async def floor_server(args: argparse.Namespace) -> AsyncIterator[str | None]:
+    """bench.floor_server on the next port when ``--floor`` asks for it; its URL."""
+    if not args.floor:
+        yield None
+        return
+    port = args.port + 1
+    process = start_floor(args.es_url, args.prefix, port)
+    try:
+        await wait_ready(f"http://127.0.0.1:{port}")
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop_service(process)
+
+
+def start_floor(es_url: str, prefix: str, port: int) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-m", "bench.floor_server", es_url, prefix, str(port)])
+
+
 async def main_async(args: argparse.Namespace) -> None:
     names = IndexNames(args.prefix)
     npis = await sample_npis(args.es_url, names, args.npis, args.seed)
@@ -46,6 +76,7 @@ async def main_async(args: argparse.Namespace) -> None:
     doc = f"{args.es_url}/{names.alias('providers')}/_doc"
     async with (
         running_service(args) as service_url,
+        floor_server(args) as floor_url,
         aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=64)) as http,
     ):
         for part, tail in (("provider", ""), ("locations", "/locations")):
@@ -57,7 +88,13 @@ async def main_async(args: argparse.Namespace) -> None:
                 return fetched(http, f"{doc}/{npis[i]}?_source_includes={part}", {})
 
             title = f"GET /v2/providers/{{npi}}{tail}: {len(npis)} NPIs, {args.seconds:.0f} s"
+
+            def floor(i: int, tail: str = tail) -> Awaitable[bool]:
+                return fetched(http, f"{floor_url}/v2/providers/{npis[i]}{tail}", {})
+
             arms = [("service", via_service), ("elasticsearch", direct)]
+            if floor_url is not None:
+                arms.insert(1, ("floor (bare aiohttp)", floor))
             await print_comparison(title, args, arms, len(npis), warm_up_clients=4)
             print()
 
@@ -66,6 +103,7 @@ def main() -> None:
     parser = harness_parser(__doc__, levels=[1, 16], port=8096)
     parser.add_argument("--npis", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=3)
+    parser.add_argument("--floor", action="store_true", help="add the bare aiohttp arm")
     asyncio.run(main_async(parse_harness_args(parser)))
 
 

@@ -1,0 +1,67 @@
+"""The floor of a lookup through Python: the service's lookup (the same Elasticsearch client and
+read) on a bare aiohttp app, with no auth, request id, access log, metrics or problem mapping.
+``lookup_bench --floor`` runs it as a third arm, so the service's cost splits into what any
+Python hop costs (floor against direct) and what the service's edge adds (service against floor).
+
+Usage: python -m bench.floor_server ES_URL PREFIX PORT
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator
+
+import uvloop
+from aiohttp import web
+
+from core.es_client import make_client
+from core.index_contract import IndexNames
+from service.providers.lookup import lookup
+from service.providers.models import Part
+from service.web.keys import ES, INDEX_NAMES
+from service.web.types import Handler
+
+
+def _handler(part: Part) -> Handler:
+    async def answer(request: web.Request) -> web.Response:
+        app = request.app
+        body, tag = await lookup(app[ES], app[INDEX_NAMES], request.match_info["npi"], part)
+        return web.Response(body=body, content_type="application/json", headers={"ETag": tag})
+
+    return answer
+
+
+async def _ready(_: web.Request) -> web.Response:
+    return web.Response(text="ready")
+
+
+def floor_app(es_url: str, prefix: str) -> web.Application:
+    app = web.Application()
+    app[INDEX_NAMES] = IndexNames(prefix)
+
+    async def elasticsearch(app: web.Application) -> AsyncIterator[None]:
+        app[ES] = make_client(es_url)
+        yield
+        await app[ES].close()
+
+    app.cleanup_ctx.append(elasticsearch)
+    app.router.add_get("/readyz", _ready)
+    app.router.add_get("/v2/providers/{npi}", _handler("provider"))
+    app.router.add_get("/v2/providers/{npi}/locations", _handler("locations"))
+    return app
+
+
+def main() -> None:
+    es_url, prefix, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    web.run_app(
+        floor_app(es_url, prefix),
+        host="127.0.0.1",
+        port=port,
+        access_log=None,
+        print=None,
+        loop=uvloop.new_event_loop(),
+    )
+
+
+if __name__ == "__main__":
+    main()
