@@ -39,6 +39,21 @@ class NpiSet:
         self._bits[byte] |= mask
         return True
 
+    def discard(self, npi: str) -> bool:
+        """Remove ``npi``; False when it was not there."""
+        position = self._position(npi)
+        if position is None:
+            if npi not in self._others:
+                return False
+            self._others.discard(npi)
+            return True
+        byte, bit = divmod(position, 8)
+        mask = 1 << bit
+        if not self._bits[byte] & mask:
+            return False
+        self._bits[byte] &= ~mask
+        return True
+
     def __contains__(self, npi: object) -> bool:
         if not isinstance(npi, str):
             return False

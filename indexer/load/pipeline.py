@@ -74,6 +74,9 @@ class ActionStream:
         self._search_line = action_lines("index", indices["search"])
         directory = tables.plan_net
         self._links = plan_net.plan_links(directory) if directory else {}
+        # The directory's NPIs not joined to an NPPES row yet: most NPPES rows are asked of
+        # this bitmap, not of the directory's spill on disk.
+        self._not_joined = NpiSet(directory.providers if directory else ())
 
     def __iter__(self) -> Iterator[Action]:
         yield from self._plans()
@@ -102,10 +105,9 @@ class ActionStream:
 
     def _overlay(self, npi: str) -> Overlay | None:
         directory = self._tables.plan_net
-        listed = directory.providers.pop(npi, None) if directory else None
-        if directory is None or listed is None:
+        if directory is None or not self._not_joined.discard(npi):
             return None
-        return Overlay(directory.source, listed, self._links)
+        return Overlay(directory.source, directory.providers[npi], self._links)
 
     def _documents(self, docs: ProviderDocuments, origin: Origin) -> Iterator[Action]:
         npi = origin.npi
@@ -126,9 +128,10 @@ class ActionStream:
         if directory is None:
             return
         count = 0
-        for npi in list(directory.providers):
+        for npi in directory.providers:
             overlay = self._overlay(npi)
-            assert overlay is not None
+            if overlay is None:  # an NPPES row had it
+                continue
             provider = plan_net.listed_provider(overlay.provider, self._tables.nucc)
             networks = self._networks.get(int(npi), ())
             docs = overlaid(provider, [], (), networks, [overlay], None)
