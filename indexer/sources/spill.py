@@ -1,6 +1,7 @@
 """Keyed records kept on disk instead of in memory, so reading a national payer's export holds
 memory flat: one SQLite file in a temporary directory per reading, a table per kind of record,
-values pickled. The file goes when its ``Spill`` is closed or collected.
+values pickled (strings kept as they are). The file goes when its ``Spill`` is closed or
+collected, at the latest when the job's process exits.
 
 A value read back is a copy: who changes it writes it back (``spilled[key] = value``).
 """
