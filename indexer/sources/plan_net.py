@@ -195,7 +195,8 @@ class _Builder:
             sites += [s for s in service.sites if s not in sites]
         said = own or next((s.new_patients for s in offered if s.new_patients), None)
         for site in sites:
-            provider.sites.setdefault(site, self._sites[site])
+            if site not in provider.sites:  # a read of the spill only when new
+                provider.sites[site] = self._sites[site]
             if said is not None:
                 provider.new_patients[site] = said
         provider.taxonomies += [
