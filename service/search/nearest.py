@@ -17,6 +17,7 @@ from typing import Any
 
 from core.documents import Json
 from service.search.geo_clauses import radius_filter
+from service.search.models import SearchRequest
 from service.search.query import build_search
 from service.search.question import Question
 
@@ -32,7 +33,7 @@ def ring_bodies(question: Question, also: Sequence[str] = ()) -> tuple[Json, Jso
     if request.radius_miles <= RING_MILES:
         return None
     whole = build_search(question, also=also)
-    window = request.offset + request.window_size
+    window = _window(request)
     ring = {
         **whole,
         "query": {"bool": {"filter": [whole["query"], radius_filter(place, RING_MILES)]}},
@@ -42,11 +43,14 @@ def ring_bodies(question: Question, also: Sequence[str] = ()) -> tuple[Json, Jso
     return ring, count
 
 
+def _window(request: SearchRequest) -> int:
+    """How many hits the first page's answer reads (its offset and the page after it)."""
+    return request.offset + request.window_size
+
+
 def ring_answer(question: Question, ring: Json, count: Json) -> Json | None:
     """The answer of the whole radius, when the ring held the whole page."""
-    request = question.request
-    window = request.offset + request.window_size
-    if int(ring["hits"]["total"]["value"]) < window:
+    if int(ring["hits"]["total"]["value"]) < _window(question.request):
         return None
     hits: dict[str, Any] = {**ring["hits"], "total": count["hits"]["total"]}
     return {**ring, "hits": hits}

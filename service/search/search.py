@@ -81,7 +81,7 @@ async def _without_unmatched_words(
     relaxed = rescue.relaxed(question, counts)
     if relaxed is None:
         return None
-    return relaxed, await store.search(es, names, build_search(relaxed, also=also))
+    return relaxed, await _first_page(es, names, relaxed, also)
 
 
 async def _rescue(
