@@ -166,9 +166,9 @@ async def asked_directly(
             data=lines,
             headers={"Content-Type": "application/x-ndjson"},
         ) as response:
-            answers = (await response.json())["responses"]
             if response.status != 200:
                 return False
+            answers = (await response.json())["responses"]
         if ring_answer(question, answers[0], answers[1]) is not None:
             return True
     body = orjson.dumps(build_search(question))
