@@ -57,8 +57,9 @@ class _Rewriter:
             if org is not None and org.person is not None:
                 return f"Organization/{org.person.npi}"
             return {"display": (org.name if org else None) or target}
-        if kind == "Location" and ref in directory.sites:
-            return {"display": _site_text(directory.sites[ref])}
+        site = directory.sites.get(ref) if kind == "Location" else None
+        if site is not None:
+            return {"display": _site_text(site)}
         return {"display": target}
 
     def rewrite(self, value: Any) -> Any:
