@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from elastic_transport.client_utils import resolve_default
 from elasticsearch import AsyncElasticsearch
 from elasticsearch.serializer import OrjsonSerializer
 
@@ -67,3 +68,11 @@ OVERLOADED_STATUSES = frozenset({429, 502, 503, 504})
 # could not reach a shard answer fast, so a retry costs little. Not 429: a cluster shedding load
 # is not helped by more requests; the caller gets a 503 with Retry-After instead.
 RETRY_ON_STATUS: Collection[int] = tuple(sorted(OVERLOADED_STATUSES - {429}))
+
+
+def whole_request_retries(es: AsyncElasticsearch) -> tuple[int, frozenset[int]]:
+    """How many times, and after which statuses, ``es`` retries a whole request on another node:
+    its own options (``make_client``, ``.options()``), else its transport's defaults. The client
+    has no public reader for them."""
+    retries = resolve_default(es._max_retries, es.transport.max_retries)
+    return retries, frozenset(resolve_default(es._retry_on_status, es.transport.retry_on_status))

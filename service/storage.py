@@ -5,6 +5,7 @@ Only store modules use this; nothing here knows about HTTP.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, Final, Literal
@@ -19,7 +20,7 @@ from elasticsearch import (
 )
 
 from core.documents import Json
-from core.es_client import OVERLOADED_STATUSES
+from core.es_client import OVERLOADED_STATUSES, whole_request_retries
 from core.index_contract import IndexNames
 from service.errors import BackendUnavailable, IndexNotLoaded
 
@@ -29,6 +30,8 @@ from service.errors import BackendUnavailable, IndexNotLoaded
 ALLOW_PARTIAL_RESULTS: Final = False
 # The same, as an msearch header line carries it.
 WHOLE_ANSWERS_ONLY: Final = {"allow_partial_search_results": ALLOW_PARTIAL_RESULTS}
+
+log = logging.getLogger(__name__)
 
 
 class UnexpectedAnswer(RuntimeError):
@@ -85,15 +88,32 @@ async def search_whole(es: AsyncElasticsearch, index: str, body: Json, what: str
     return dict(response.body)
 
 
-def item_answers(response: Mapping[str, Any], what: str) -> list[Json]:
-    """The answers of a multi-search, in order; the first failed item raised as ``failure``
-    says (a multi-search is one question: a part of it cannot be left out)."""
-    answers = [dict(answer) for answer in response["responses"]]
-    for answer in answers:
-        if "error" in answer:
-            status = int(answer.get("status", 500))
-            raise failure(status, answer, what)
-    return answers
+def _item_failures(response: Mapping[str, Any]) -> list[Json]:
+    return [dict(answer) for answer in response["responses"] if "error" in answer]
+
+
+async def multi_search(
+    es: AsyncElasticsearch, searches: list[Json], what: str, index: str | None = None
+) -> list[Json]:
+    """The answers of a multi-search (header and body lines in ``searches``), in order, every
+    item answered; the first failed item raised as ``failure`` says (a multi-search is one
+    question: a part of it cannot be left out).
+
+    A multi-search answers 200 whatever its items say, so the transport never retries it. Items
+    refused for what the transport retries a whole request for (a node gone mid-search: 502, 503,
+    504) are retried here the same way: on the next node, as many times."""
+    retries, retry_on_status = whole_request_retries(es)
+    for attempt in range(retries + 1):
+        with elasticsearch_errors(what):
+            response = await es.msearch(index=index, searches=searches)
+        failed = _item_failures(response.body)
+        if not failed:
+            return [dict(answer) for answer in response.body["responses"]]
+        statuses = {int(answer.get("status", 500)) for answer in failed}
+        if attempt == retries or not statuses <= retry_on_status:
+            break
+        log.warning("multi-search items refused (%s), retrying", sorted(statuses))
+    raise failure(int(failed[0].get("status", 500)), failed[0], what)
 
 
 async def aliases_exist(es: AsyncElasticsearch, names: IndexNames) -> bool:

@@ -14,7 +14,7 @@ from service.coverage.evaluate import StoredFacts
 from service.coverage.models import CoverageRequest
 from service.coverage.query import coverage_searches
 from service.errors import BackendUnavailable
-from service.storage import WHOLE_ANSWERS_ONLY, elasticsearch_errors, item_answers
+from service.storage import WHOLE_ANSWERS_ONLY, multi_search
 
 LOOKUP_INDICES = "the lookup indices"
 
@@ -29,9 +29,10 @@ def _hits(answer: Json) -> list[Json]:
 async def read_facts(
     es: AsyncElasticsearch, names: IndexNames, request: CoverageRequest
 ) -> StoredFacts:
-    with elasticsearch_errors(LOOKUP_INDICES):
-        result = await es.msearch(searches=coverage_searches(request, names, WHOLE_ANSWERS_ONLY))
-    plans, lookups, coverage = (_hits(a) for a in item_answers(result.body, LOOKUP_INDICES))
+    searches = coverage_searches(request, names, WHOLE_ANSWERS_ONLY)
+    plans, lookups, coverage = (
+        _hits(answer) for answer in await multi_search(es, searches, LOOKUP_INDICES)
+    )
     answers = {hit["_id"]: cast(LookupDoc, hit["_source"]) for hit in lookups}  # by NPI
     return StoredFacts(
         plans={

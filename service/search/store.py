@@ -11,7 +11,7 @@ from service.storage import (
     ALLOW_PARTIAL_RESULTS,
     WHOLE_ANSWERS_ONLY,
     elasticsearch_errors,
-    item_answers,
+    multi_search,
     search_whole,
 )
 
@@ -46,9 +46,5 @@ async def search_in_time(
 
 async def msearch(es: AsyncElasticsearch, names: IndexNames, bodies: list[Json]) -> list[Json]:
     """Several small searches in one round trip; one answer per body, in order."""
-    with elasticsearch_errors(SEARCH_INDEX):
-        response = await es.msearch(
-            index=names.alias("search"),
-            searches=[part for body in bodies for part in (WHOLE_ANSWERS_ONLY, body)],
-        )
-    return item_answers(response.body, SEARCH_INDEX)
+    searches = [part for body in bodies for part in (WHOLE_ANSWERS_ONLY, body)]
+    return await multi_search(es, searches, SEARCH_INDEX, index=names.alias("search"))

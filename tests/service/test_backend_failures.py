@@ -29,6 +29,11 @@ NOTHING_MATCHES: dict[str, Any] = {
     "query": "zzxqv qqzzx",
     "location": "10013",
 }  # the follow-up searches run
+COVERAGE_ONE_NPI = {
+    "contractYear": 2026,
+    "bidIds": ["H1234_001_000"],
+    "npis": [{"npi": "1003000126"}],
+}
 
 
 @pytest.fixture
@@ -101,10 +106,9 @@ async def test_multi_search_item_failures_through_every_feature(
     status: int,
     code: str,
 ) -> None:
-    coverage = {"contractYear": 2026, "bidIds": ["H1234_001_000"], "npis": [{"npi": "1003000126"}]}
     calls: list[Call] = [
         ("POST", "/v2/providers/search", NOTHING_MATCHES),  # its follow-ups are a multi-search
-        ("POST", "/v2/providers/coverage", coverage),  # one multi-search
+        ("POST", "/v2/providers/coverage", COVERAGE_ONE_NPI),  # one multi-search
     ]
     relay.fail_items(es_status, error_type)
     for call in calls:
@@ -113,3 +117,43 @@ async def test_multi_search_item_failures_through_every_feature(
     relay.heal()
     for call in calls:
         assert (await _answer(client, auth_header, call))[0] == 200, call
+
+
+async def test_multi_search_items_lost_with_a_node_are_retried_as_the_transport_retries(
+    client: ApiClient, relay: SearchFaultRelay, auth_header: dict[str, str]
+) -> None:
+    """A multi-search answers 200 whatever its items say, so the transport never retries one: the
+    service retries items refused for a node gone mid-search (503), as often as the transport
+    would retry a whole request (2 here), and answers as if nothing had happened."""
+    call: Call = ("POST", "/v2/providers/coverage", COVERAGE_ONE_NPI)
+    expected = await _answer(client, auth_header, call)
+    assert expected[0] == 200
+    for failures in (1, 2):
+        relay.fail_items(503, "search_phase_execution_exception", times=failures)
+        before = relay.multi_searches
+        assert await _answer(client, auth_header, call) == expected
+        assert relay.multi_searches - before == failures + 1
+
+
+@pytest.mark.parametrize(
+    ("es_status", "error_type", "multi_searches", "status"),
+    [
+        (503, "search_phase_execution_exception", 3, 503),  # the retries used up
+        (429, "es_rejected_execution_exception", 1, 503),  # shedding load: not asked again
+        (400, "parsing_exception", 1, 500),  # the service's defect: asking again cannot help
+    ],
+)
+async def test_multi_search_items_retried_only_while_it_can_help(
+    client: ApiClient,
+    relay: SearchFaultRelay,
+    auth_header: dict[str, str],
+    es_status: int,
+    error_type: str,
+    multi_searches: int,
+    status: int,
+) -> None:
+    relay.fail_items(es_status, error_type)
+    before = relay.multi_searches
+    call: Call = ("POST", "/v2/providers/coverage", COVERAGE_ONE_NPI)
+    assert (await _answer(client, auth_header, call))[0] == status
+    assert relay.multi_searches - before == multi_searches
