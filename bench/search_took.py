@@ -57,6 +57,12 @@ async def took_ms(http: aiohttp.ClientSession, es_url: str, index: str, question
     )
 
 
+async def profiled(http: aiohttp.ClientSession, es_url: str, index: str, question: Question) -> Any:
+    """The question's whole search (not its ring), answered with Elasticsearch's profile."""
+    body = orjson.dumps({**build_search(question), "profile": True})
+    return await _post(http, f"{es_url}/{index}/_search?{NO_CACHE}", body, False)
+
+
 def _clauses(node: dict[str, Any], depth: int = 0) -> list[tuple[int, int, dict[str, Any]]]:
     found = [(node["time_in_nanos"], depth, node)]
     for child in node.get("children", []):
@@ -110,10 +116,7 @@ async def main_async(args: argparse.Namespace) -> None:
                 (i for i, (k, _) in enumerate(asked) if k == kind), key=lambda i: -fastest[i]
             )
             for i in ranked[: args.slowest]:
-                body = {**build_search(questions[i]), "profile": True}
-                answer = await _post(
-                    http, f"{args.es_url}/{index}/_search?{NO_CACHE}", orjson.dumps(body), False
-                )
+                answer = await profiled(http, args.es_url, index, questions[i])
                 total = answer["hits"]["total"]["value"]
                 print(f"\n- {kind}: `{orjson.dumps(asked[i][1]).decode()}`, took {fastest[i]} ms,")
                 print(f"  {total} matches; its costliest clauses (profiled run):")
