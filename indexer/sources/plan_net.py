@@ -80,8 +80,8 @@ class PlanNetDirectory:
     def __post_init__(self) -> None:
         self.providers = self.spill.table(PlanNetProvider)
         self.published = self.spill.table(dict)
-        self.organizations = self.spill.table(Org)
-        self.sites = self.spill.table(Site)
+        self.organizations = self.spill.table(Org, ordered=False)
+        self.sites = self.spill.table(Site, ordered=False)
 
     @property
     def source(self) -> str:
@@ -100,10 +100,10 @@ class _Builder:
         self._orgs = directory.organizations
         self._sites = directory.sites
         spill = directory.spill
-        self._people = spill.table(str)  # Practitioner reference -> NPI
-        self._services = spill.table(Service)
+        self._people = spill.table(str, ordered=False)  # Practitioner reference -> NPI
+        self._services = spill.table(Service, ordered=False)
         # Every reference read -> "" when accepted, else why it was rejected.
-        self._seen = spill.table(str)
+        self._seen = spill.table(str, ordered=False)
         self._accepted: set[str] = set()  # a few recently resolved ones, kept in memory
 
     def refuse(self, kind: str, place: Place, npi: str, reason: str, ref: str | None) -> None:

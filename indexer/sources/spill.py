@@ -46,11 +46,13 @@ class Spill:
         self._tables = 0
         self._closed = weakref.finalize(self, _close, self._db, self._directory)
 
-    def table(self, kind: type[V]) -> SpilledMap[V]:
+    def table(self, kind: type[V], *, ordered: bool = True) -> SpilledMap[V]:
         """A new record kind holding ``kind`` values (strings are kept as they are, others
-        pickled)."""
+        pickled). ``ordered``: iterated in insertion order, as a dict is; otherwise in key order,
+        and each read or write is one B-tree walk instead of two (key index, then row)."""
         self._tables += 1
-        return SpilledMap(self, self._db, f"t{self._tables}", plain=kind is str)
+        table = f"t{self._tables}"
+        return SpilledMap(self, self._db, table, plain=kind is str, ordered=ordered)
 
     def close(self) -> None:
         self._closed()
@@ -62,14 +64,19 @@ def _close(db: sqlite3.Connection, directory: tempfile.TemporaryDirectory[str]) 
 
 
 class SpilledMap(MutableMapping[str, V], Generic[V]):
-    """A dict on disk: keys in insertion order."""
+    """A dict on disk: keys in insertion order, or in key order when not ``ordered``."""
 
-    def __init__(self, spill: Spill, db: sqlite3.Connection, table: str, *, plain: bool) -> None:
+    def __init__(
+        self, spill: Spill, db: sqlite3.Connection, table: str, *, plain: bool, ordered: bool
+    ) -> None:
         self._spill = spill  # the file lives as long as any of its tables
         self._db = db
         self._table = table
         self._plain = plain
-        db.execute(f"CREATE TABLE {table} (key TEXT PRIMARY KEY, value NOT NULL)")
+        # The position iteration pages by: the row id (insertion order), else the key itself.
+        self._position = "rowid" if ordered else "key"
+        layout = "" if ordered else " WITHOUT ROWID"
+        db.execute(f"CREATE TABLE {table} (key TEXT PRIMARY KEY, value NOT NULL){layout}")
 
     def _encode(self, value: V) -> object:
         return value if self._plain else pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
@@ -107,12 +114,14 @@ class SpilledMap(MutableMapping[str, V], Generic[V]):
 
     def __iter__(self) -> Iterator[str]:
         # Read in pages, so the caller may delete or rewrite keys while iterating.
-        last = 0
+        position = self._position
+        query = (
+            f"SELECT {position}, key FROM {self._table} "
+            f"WHERE {position} > ? ORDER BY {position} LIMIT 1000"
+        )
+        last: int | str = 0 if position == "rowid" else ""
         while True:
-            rows = self._db.execute(
-                f"SELECT rowid, key FROM {self._table} WHERE rowid > ? ORDER BY rowid LIMIT 1000",
-                (last,),
-            ).fetchall()
+            rows = self._db.execute(query, (last,)).fetchall()
             if not rows:
                 return
             last = rows[-1][0]
