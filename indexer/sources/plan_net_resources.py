@@ -7,6 +7,7 @@ value set. Elements the directory does not use are not checked.
 
 from __future__ import annotations
 
+import functools
 import re
 from datetime import date
 from typing import Any
@@ -104,6 +105,7 @@ def taxonomies(concepts: Any) -> tuple[tuple[str, str | None], ...]:
     return tuple(found)
 
 
+@functools.lru_cache(maxsize=4096)  # a few hundred languages; langcodes' parse is slow
 def _language(code: str) -> str:
     try:
         language = langcodes.Language.get(code)
