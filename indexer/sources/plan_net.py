@@ -208,7 +208,7 @@ class _Builder:
             for at in where:
                 accepting = said
                 if accepting is None and at is not None:
-                    accepting = self._sites[at].new_patients
+                    accepting = provider.sites[at].new_patients  # put there above
                 provider.memberships.append(
                     Membership(network, at, accepting, period.get("start"), period.get("end"))
                 )

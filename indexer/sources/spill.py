@@ -51,8 +51,7 @@ class Spill:
         pickled). ``ordered``: iterated in insertion order, as a dict is; otherwise in key order,
         and each read or write is one B-tree walk instead of two (key index, then row)."""
         self._tables += 1
-        table = f"t{self._tables}"
-        return SpilledMap(self, self._db, table, plain=kind is str, ordered=ordered)
+        return SpilledMap(self, self._db, f"t{self._tables}", plain=kind is str, ordered=ordered)
 
     def close(self) -> None:
         self._closed()
