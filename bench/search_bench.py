@@ -33,6 +33,7 @@ from bench.harness import (
     running_service,
 )
 from core.clock import today_utc
+from core.documents import Json
 from core.index_contract import IndexNames
 from service.search.models import SearchRequest
 from service.search.nearest import ring_answer, ring_bodies
@@ -153,6 +154,11 @@ def question_of(request_body: dict[str, Any]) -> Question:
     return read_question(request, today_utc())
 
 
+def multi_search_lines(bodies: tuple[Json, Json], header: Json | None = None) -> bytes:
+    """The ring's and count's bodies as one ``_msearch`` request (NDJSON), each after ``header``."""
+    return b"".join(orjson.dumps(part) + b"\n" for b in bodies for part in (header or {}, b))
+
+
 async def asked_directly(
     http: aiohttp.ClientSession, es_url: str, index: str, question: Question
 ) -> bool:
@@ -160,10 +166,9 @@ async def asked_directly(
     headers = {"Content-Type": "application/json"}
     bodies = ring_bodies(question)
     if bodies is not None:
-        lines = b"".join(orjson.dumps(part) + b"\n" for b in bodies for part in ({}, b))
         async with http.post(
             f"{es_url}/{index}/_msearch",
-            data=lines,
+            data=multi_search_lines(bodies),
             headers={"Content-Type": "application/x-ndjson"},
         ) as response:
             if response.status != 200:

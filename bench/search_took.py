@@ -22,7 +22,7 @@ from typing import Any
 import aiohttp
 import orjson
 
-from bench.search_bench import QUERY_CLASSES, query_mix, question_of
+from bench.search_bench import QUERY_CLASSES, multi_search_lines, query_mix, question_of
 from core.index_contract import IndexNames
 from devtools.settings import LauncherSettings
 from service.search.nearest import ring_answer, ring_bodies
@@ -45,8 +45,7 @@ async def took_ms(http: aiohttp.ClientSession, es_url: str, index: str, question
     spent = 0
     bodies = ring_bodies(question)
     if bodies is not None:
-        header = {"request_cache": False}
-        lines = b"".join(orjson.dumps(part) + b"\n" for b in bodies for part in (header, b))
+        lines = multi_search_lines(bodies, {"request_cache": False})
         answers = (await _post(http, f"{es_url}/{index}/_msearch", lines, True))["responses"]
         spent = max(int(answer["took"]) for answer in answers)  # its parts run side by side
         if ring_answer(question, answers[0], answers[1]) is not None:
