@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from core.network import NETWORKS_FIELD, NETWORKS_MAPPING
+from core.plan_offers import COUNTIES_FIELD, PREMIUM_FIELD, SPECIAL_NEEDS_FIELD, ZIPS_FIELD
 
 IndexKind = Literal["search", "providers", "coverage", "plans"]
 INDEX_KINDS: tuple[IndexKind, ...] = ("search", "providers", "coverage", "plans")
@@ -20,8 +21,8 @@ INDEX_KINDS: tuple[IndexKind, ...] = ("search", "providers", "coverage", "plans"
 # search document holds in-network periods, not plan years in force on the day of the load;
 # 4: the lookup document holds its two answers serialised, with their ETags; 5: providers and
 # locations say their sources, Plan-Net overlays and payers' plans; 6: the FHIR API's name,
-# address, location id and last-updated fields).
-SCHEMA = 6
+# address, location id and last-updated fields; 7: plans' costs, star ratings and service areas).
+SCHEMA = 7
 DEFAULT_PREFIX = "provider-directory"
 VERSION_FORMAT = "%Y%m%dt%H%M%S%f"  # when its load began (UTC): names sort by age
 
@@ -157,6 +158,12 @@ MAPPINGS: dict[IndexKind, dict[str, Any]] = {
             "bidId": _KEYWORD,
             "contractId": _KEYWORD,
             "states": _KEYWORD,
+            # A Plan Finder plan's area and what the plan search filters on (core.plan_offers).
+            ZIPS_FIELD: _FILTER_KEYWORD,
+            COUNTIES_FIELD: _FILTER_KEYWORD,
+            PREMIUM_FIELD: {"type": "float"},
+            SPECIAL_NEEDS_FIELD: {"type": "boolean"},
+            "starRating": {"properties": {"overall": {"type": "float"}}},
             "source": _KEYWORD,
             "resourceType": _KEYWORD,
             "id": _KEYWORD,

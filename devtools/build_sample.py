@@ -91,6 +91,14 @@ WHOLE_COPIES: tuple[tuple[str, str], ...] = (
     ),
     ("ma_plans/medicare_plan_finder_2026_zip_plan.csv", "medicare_plan_finder_2026_zip_plan.csv"),
     ("ma_plans/MA_Contract_Directory_2024_08.csv", "MA_Contract_Directory_2024_08.csv"),
+    ("ma_plans/ma_star_ratings_contract_2024_2026.csv", "ma_star_ratings_contract_2024_2026.csv"),
+)
+# Copied whole and gzipped (mtime 0): the plan pages are 1.8 MB as text.
+GZIPPED_COPIES: tuple[tuple[str, str], ...] = (
+    (
+        "ma_plans/medicare_plan_finder_2026_scraped_plan_details.ndjson",
+        "medicare_plan_finder_2026_scraped_plan_details.ndjson.gz",
+    ),
 )
 SIZE_LIMITED = frozenset(
     {"medicare_plan_finder_2026_plan_county.csv", "medicare_plan_finder_2026_zip_plan.csv"}
@@ -183,6 +191,8 @@ def copy_whole(raw: Path, out: Path) -> None:
         if target in SIZE_LIMITED and len(data) >= WHOLE_COPY_LIMIT:
             raise SystemExit(f"{source} is {len(data)} B (>= 1 MB): add a row filter here")
         (out / target).write_bytes(data)
+    for source, target in GZIPPED_COPIES:
+        (out / target).write_bytes(gzip.compress((raw / source).read_bytes(), mtime=0))
 
 
 def copy_plan_net(raw: Path, out: Path) -> None:

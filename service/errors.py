@@ -72,3 +72,18 @@ class ResourceNotFound(NotFoundInput):
 
     def __init__(self, kind: str, resource_id: str) -> None:
         super().__init__("id", f"{kind}/{resource_id} is not known", code="resource_not_found")
+
+
+class AreaNotFound(NotFoundInput):
+    """A well-formed ZIP or county FIPS code of no place the directory knows."""
+
+    def __init__(self, field: str, value: str) -> None:
+        kind = "ZIP" if field == "zip" else "county FIPS code"
+        super().__init__(field, f"no known {kind} {value}", code="area_not_found")
+
+
+class PlanNotFound(NotFoundInput):
+    """A well-formed bid id of no plan of that contract year."""
+
+    def __init__(self, bid_id: str, year: int) -> None:
+        super().__init__("bidId", f"no plan {bid_id} in {year}", code="plan_not_found")

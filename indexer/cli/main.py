@@ -60,6 +60,8 @@ def _sources(args: argparse.Namespace) -> SourceFiles:
         plans=args.plans or found.plans,
         plan_county=args.plan_county or found.plan_county,
         zip_plan=args.zip_plan or found.zip_plan,
+        star_ratings=args.star_ratings or found.star_ratings,
+        plan_details=args.plan_details or found.plan_details,
         coverage=tuple(args.coverage) if args.coverage else found.coverage,
         plan_net=args.plan_net,
         plan_net_name=args.plan_net_name,

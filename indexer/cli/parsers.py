@@ -26,6 +26,8 @@ def _load_parser(parser: argparse.ArgumentParser, settings: IndexerSettings) -> 
     parser.add_argument("--plans", type=Path, help="Plan Finder plans CSV")
     parser.add_argument("--plan-county", type=Path, help="Plan Finder plan-by-county CSV")
     parser.add_argument("--zip-plan", type=Path, help="Plan Finder plan-by-ZIP CSV")
+    parser.add_argument("--star-ratings", type=Path, help="Medicare star ratings by contract CSV")
+    parser.add_argument("--plan-details", type=Path, help="scraped Plan Finder plan pages NDJSON")
     parser.add_argument("--coverage", type=Path, action="append", help="coverage CSV (repeatable)")
     parser.add_argument(
         "--plan-net",

@@ -8,7 +8,7 @@ before the NPPES file (by far the largest) streams past it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,7 +47,7 @@ from indexer.write.rejects import Rejects
 class SideTables:
     nucc: dict[str, TaxonomyEntry]
     dac: DacTable
-    plans: list[Plan]
+    plans: Sequence[Plan]
     plan_net: PlanNetDirectory | None = None
 
 

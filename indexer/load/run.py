@@ -19,6 +19,7 @@ from elasticsearch import AsyncElasticsearch
 from core.geo import lookup_zip
 from core.index_contract import IndexKind, IndexNames
 from indexer import provenance, versions
+from indexer.assembly.plans import read_offered_plans
 from indexer.load import preflight
 from indexer.load.pipeline import ActionStream, SideTables
 from indexer.load.replicas import CopiesUnavailable, check_replicas, wait_for_copies
@@ -30,7 +31,6 @@ from indexer.sources.discovery import SourceFiles as SourceFiles
 from indexer.sources.hospitals import read_hospitals
 from indexer.sources.nucc import read_nucc
 from indexer.sources.plan_net import read_plan_net
-from indexer.sources.plans import read_plans
 from indexer.write.bulk import BulkResult, bulk_index
 from indexer.write.collector import batch_gc
 from indexer.write.rejects import Rejects
@@ -66,8 +66,7 @@ def read_side_tables(sources: SourceFiles, rejects: Rejects, report: LoadReport)
     nucc = read_nucc(sources.nucc)
     hospitals = read_hospitals(sources.hospitals) if sources.hospitals else {}
     dac = read_dac(sources.dac, hospitals, rejects.add) if sources.dac else DacTable({}, {}, {})
-    geography = [p for p in (sources.plan_county, sources.zip_plan) if p is not None]
-    plans = read_plans(sources.plans, geography, rejects.add) if sources.plans else []
+    plans = read_offered_plans(sources, rejects.add)
     report.source_rows[sources.nucc.name] = len(nucc)
     if sources.hospitals:
         report.source_rows[sources.hospitals.name] = len(hospitals)

@@ -25,6 +25,8 @@ class SourceFiles:
     plans: Path | None = None  # medicare_plan_finder_<year>_plans.csv
     plan_county: Path | None = None  # plans by county
     zip_plan: Path | None = None  # plans by ZIP
+    star_ratings: Path | None = None  # Medicare star ratings by contract and year
+    plan_details: Path | None = None  # scraped Plan Finder plan pages (NDJSON)
     coverage: tuple[Path, ...] = ()  # coverage files (see indexer.sources.coverage)
     plan_net: Path | None = None  # a payer's Plan-Net export (indexer.sources.plan_net)
     plan_net_name: str | None = None  # its source name; default: the directory's name
@@ -78,5 +80,7 @@ class SourceFiles:
             plans=last("*plan_finder_*_plans.csv*"),
             plan_county=last("*plan_county*.csv*"),
             zip_plan=last("*zip_plan*.csv*"),
+            star_ratings=last("*star_ratings*.csv*"),
+            plan_details=last("*plan_details*.ndjson*"),
             coverage=every("coverage*.csv*"),
         )

@@ -5,9 +5,10 @@ the full answer with every provider and location written out under each plan (``
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import cast
+from typing import Final, cast
 
 from core.documents import CoverageDoc, Location, NetworkStatus, Plan, Provider
 from core.network import AnsweredStatus, in_force
@@ -38,12 +39,17 @@ def _status(rows: list[CoverageDoc]) -> NetworkStatus:
     return "in_network" if in_network else "out_of_network"
 
 
-def _location_status(location_id: str, known: bool, rows: list[CoverageDoc]) -> LocationStatus:
-    if not known:
+_NOT_LISTED: Final = "no_network_record"
+
+
+def _location_status(
+    location_id: str, known: bool, rows: list[CoverageDoc], listed: bool
+) -> LocationStatus:
+    if not known or not listed:
         return {
             "id": location_id,
             "networkStatus": "unknown",
-            "reason": "location_not_found",
+            "reason": "location_not_found" if not known else _NOT_LISTED,
             "acceptingNewPatients": None,
             "effectiveDate": None,
             "terminationDate": None,
@@ -66,8 +72,9 @@ def _provider_status(
     npi: str,
     wanted: list[str] | None,
     location_ids: list[str] | None,  # None: the provider is not in the directory
-    rows: list[CoverageDoc],
+    rows: list[CoverageDoc],  # the pair's rows in force on the day
     plan_known: bool,
+    listed: bool,  # the plan's rows of the year name the provider (in force or not)
 ) -> ProviderStatus:
     if not plan_known or location_ids is None:
         return {
@@ -78,54 +85,78 @@ def _provider_status(
         }
     ids = wanted if wanted is not None else location_ids
     known = set(location_ids)
-    locations = [_location_status(i, i in known, rows) for i in ids]
-    found = [loc for loc in locations if loc["networkStatus"] != "unknown"]
+    locations = [_location_status(i, i in known, rows, listed) for i in ids]
+    found = [loc for loc in locations if loc["reason"] != "location_not_found"]
     status: AnsweredStatus
     reason: Reason | None
-    if wanted is None:
-        status, reason = _status(rows), (None if rows else "no_participation_record")
-    elif not found:
+    if wanted is not None and not found:
         status, reason = "unknown", "location_not_found"
+    elif not listed:  # no record either way: the directory cannot say
+        status, reason = "unknown", _NOT_LISTED
+    elif wanted is None:
+        status, reason = _status(rows), (None if rows else "no_participation_record")
     else:
         in_network = any(loc["networkStatus"] == "in_network" for loc in found)
         status, reason = ("in_network" if in_network else "out_of_network"), None
     return {"npi": npi, "networkStatus": status, "reason": reason, "locations": locations}
 
 
+PlanAsked = tuple[str, str | None, str | None]  # (plan key, bid id, payer plan id)
+
+
 def plan_statuses(request: CoverageRequest, facts: StoredFacts, today: date) -> list[PlanStatuses]:
-    day = request.asOf or today
+    return statuses(request.plans, request.npis, request.contractYear, request.asOf or today, facts)
+
+
+def statuses(
+    plans: Sequence[PlanAsked],
+    npis: Sequence[NpiRequest],
+    contract_year: int,
+    day: date,
+    facts: StoredFacts,
+) -> list[PlanStatuses]:
+    """Each plan's status of each NPI on ``day``: the one rule of in-network participation
+    (rows in force, ``core.network.in_force``), for the coverage check and the plan search."""
     rows_by_pair: dict[tuple[str, str], list[CoverageDoc]] = defaultdict(list)
+    listed: set[tuple[str, str]] = set()
     for row in facts.coverage:
-        if row["contractYear"] == request.contractYear and in_force(row, day):
-            rows_by_pair[(row["bidId"], row["npi"])].append(row)
+        if row["contractYear"] == contract_year:
+            listed.add((row["bidId"], row["npi"]))
+            if in_force(row, day):
+                rows_by_pair[(row["bidId"], row["npi"])].append(row)
     location_ids = {
         npi: [loc["id"] for loc in facts.locations.get(npi, [])] for npi in facts.providers
     }
     # Most (plan, provider) pairs of a request have no row: such a provider's status is the same
     # in every known plan, so it is built once per requested provider and shared (never mutated).
-    without_rows = [
-        _provider_status(item.npi, item.locationIds, location_ids.get(item.npi), [], True)
-        for item in request.npis
+    not_listed = [
+        _provider_status(item.npi, item.locationIds, location_ids.get(item.npi), [], True, False)
+        for item in npis
     ]
 
     def status(key: str, index: int, item: NpiRequest) -> ProviderStatus:
-        rows = rows_by_pair.get((key, item.npi))
-        if rows is None and key in facts.plans:
-            return without_rows[index]
+        pair = (key, item.npi)
+        if pair not in listed and key in facts.plans:
+            return not_listed[index]
         return _provider_status(
-            item.npi, item.locationIds, location_ids.get(item.npi), rows or [], key in facts.plans
+            item.npi,
+            item.locationIds,
+            location_ids.get(item.npi),
+            rows_by_pair.get(pair, []),
+            key in facts.plans,
+            pair in listed,
         )
 
     return [
         {
-            "contractYear": request.contractYear,
+            "contractYear": contract_year,
             "bidId": bid,
             "payerPlanId": payer_plan_id,
             "asOf": day.isoformat(),
             "plan": facts.plans.get(key),
-            "providers": [status(key, i, item) for i, item in enumerate(request.npis)],
+            "providers": [status(key, i, item) for i, item in enumerate(npis)],
         }
-        for key, bid, payer_plan_id in request.plans
+        for key, bid, payer_plan_id in plans
     ]
 
 

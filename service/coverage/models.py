@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field, field_validator, model_validator, with_config
 from typing_extensions import TypedDict
 
-from core.documents import CLOSED, IsoDate, Location, NetworkStatus, Plan, Provider
+from core.documents import CLOSED, IsoDate, Location, Plan, Provider
 from core.network import AnsweredStatus
 from core.plans import canonical_bid_id, plan_key
 from service.fields import REQUEST_CONFIG, BidId, ContractYear, Npi, PayerPlanId, reject_null
@@ -92,14 +92,25 @@ PARTICIPATION_SOURCE = Field(
     " column, or 'plan-net:<directory>' for a payer's Plan-Net directory"
 )
 Reason = Literal[
-    "plan_not_found", "provider_not_found", "location_not_found", "no_participation_record"
+    "plan_not_found",
+    "provider_not_found",
+    "location_not_found",
+    "no_participation_record",
+    "no_network_record",
 ]
+REASONS_DESCRIPTION = (
+    "why the status is unknown, or why there is no record in force: plan_not_found,"
+    " provider_not_found, location_not_found; no_network_record (unknown: the plan's"
+    " participation rows of the year do not name the provider, so the directory cannot say"
+    " either way); no_participation_record (out_of_network: rows name the provider, none in"
+    " force on the day)"
+)
 
 
 @with_config(CLOSED)
 class CoverageLocation(Location):
-    networkStatus: NetworkStatus
-    reason: Literal["no_participation_record"] | None
+    networkStatus: AnsweredStatus
+    reason: Literal["no_participation_record", "no_network_record"] | None
     acceptingNewPatients: bool | None
     effectiveDate: IsoDate | None
     terminationDate: IsoDate | None
@@ -124,9 +135,7 @@ class CoverageProvider(TypedDict):
     npi: str
     provider: Provider | None
     networkStatus: AnsweredStatus
-    reason: Annotated[
-        Reason | None, Field(description="why the status is unknown, or why there is no record")
-    ]
+    reason: Annotated[Reason | None, Field(description=REASONS_DESCRIPTION)]
     locations: list[CoverageLocation | UnknownCoverageLocation]
 
 
@@ -147,7 +156,7 @@ class CoveragePlan(TypedDict):
 class LocationStatus(TypedDict):
     id: Annotated[str, Field(description="a location id of the provider in `providers`")]
     networkStatus: AnsweredStatus
-    reason: Literal["no_participation_record", "location_not_found"] | None
+    reason: Literal["no_participation_record", "no_network_record", "location_not_found"] | None
     acceptingNewPatients: bool | None
     effectiveDate: IsoDate | None
     terminationDate: IsoDate | None
@@ -158,7 +167,7 @@ class LocationStatus(TypedDict):
 class ProviderStatus(TypedDict):
     npi: Annotated[str, Field(description="a key of `providers` unless provider_not_found")]
     networkStatus: AnsweredStatus
-    reason: Reason | None
+    reason: Annotated[Reason | None, Field(description=REASONS_DESCRIPTION)]
     locations: list[LocationStatus]
 
 

@@ -19,11 +19,24 @@ from service.storage import WHOLE_ANSWERS_ONLY, multi_search
 LOOKUP_INDICES = "the lookup indices"
 
 
-def _hits(answer: Json) -> list[Json]:
+def whole_hits(answer: Json) -> list[Json]:
+    """Every hit of a search answer; a defect when the answer was larger than its window."""
     hits = answer["hits"]
     if hits["total"]["value"] > len(hits["hits"]):
         raise BackendUnavailable("coverage answer larger than the result window")
     return list(hits["hits"])
+
+
+def stored_facts(plans: list[Plan], lookups: list[Json], coverage: list[Json]) -> StoredFacts:
+    """The facts from the hits of the plans, the lookup documents and the coverage rows."""
+    answers = {hit["_id"]: cast(LookupDoc, hit["_source"]) for hit in lookups}  # by NPI
+    return StoredFacts(
+        plans={plan_key(p["bidId"], p["payerPlanId"]): p for p in plans},
+        # The provider as stored, written into the answer as it is (never parsed here).
+        providers={npi: stored_answer(doc["provider"]) for npi, doc in answers.items()},
+        locations={npi: stored_locations(doc) for npi, doc in answers.items()},
+        coverage=[cast(CoverageDoc, hit["_source"]) for hit in coverage],
+    )
 
 
 async def read_facts(
@@ -31,16 +44,6 @@ async def read_facts(
 ) -> StoredFacts:
     searches = coverage_searches(request, names, WHOLE_ANSWERS_ONLY)
     plans, lookups, coverage = (
-        _hits(answer) for answer in await multi_search(es, searches, LOOKUP_INDICES)
+        whole_hits(answer) for answer in await multi_search(es, searches, LOOKUP_INDICES)
     )
-    answers = {hit["_id"]: cast(LookupDoc, hit["_source"]) for hit in lookups}  # by NPI
-    return StoredFacts(
-        plans={
-            plan_key(p["bidId"], p["payerPlanId"]): cast(Plan, p)
-            for p in (hit["_source"] for hit in plans)
-        },
-        # The provider as stored, written into the answer as it is (never parsed here).
-        providers={npi: stored_answer(doc["provider"]) for npi, doc in answers.items()},
-        locations={npi: stored_locations(doc) for npi, doc in answers.items()},
-        coverage=[cast(CoverageDoc, hit["_source"]) for hit in coverage],
-    )
+    return stored_facts([cast(Plan, hit["_source"]) for hit in plans], lookups, coverage)

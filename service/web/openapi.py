@@ -13,6 +13,7 @@ from pydantic.json_schema import JsonSchemaMode
 
 from core.documents import Json, Location, Provider
 from service.coverage.models import CompactCoverage, CoveragePlan, CoverageRequest
+from service.plans.models import PlanDetail, PlanSearchRequest, PlanSearchResponse
 from service.search.models import SearchRequest, SearchResponse
 from service.web.health import Health, Readiness
 from service.web.middleware import REQUIRED_SCOPE_ATTRIBUTE, SANDBOX_ROUTE_PREFIX
@@ -28,23 +29,26 @@ from service.web.problems import PROBLEM_CONTENT_TYPE, Problem
 from service.web.routes import Route, api_routes, service_routes
 from service.web.settings import ALL_SCOPES, Settings
 
-API_VERSION = "1.9.0"
+API_VERSION = "1.10.0"
 # Requests validate (pydantic models); answers are TypedDicts the handlers are type-checked
 # against. Both are read by pydantic here, so the document is generated from the one definition.
-_REQUESTS: tuple[type[Any], ...] = (SearchRequest, CoverageRequest)
+_REQUESTS: tuple[type[Any], ...] = (SearchRequest, CoverageRequest, PlanSearchRequest)
 _RESPONSES: tuple[type[Any], ...] = (
     Provider,
     Location,
     SearchResponse,
     CoveragePlan,
     CompactCoverage,
+    PlanSearchResponse,
+    PlanDetail,
     Problem,
     Health,
     Readiness,
 )
 DESCRIPTION = (
     "Search US healthcare providers by name, specialty and place; read a provider and its "
-    "practice locations by NPI; check Medicare Advantage network participation. Errors are RFC "
+    "practice locations by NPI; check Medicare Advantage network participation; find the plans "
+    "offered where a person lives that keep their doctors in network. Errors are RFC "
     "9457 problem documents (application/problem+json) with a stable `code` and the request id; "
     "any method a path does not list is answered 405 with `Allow`. Optional request fields are "
     "left out, never sent as null."
@@ -158,6 +162,7 @@ def openapi_document(settings: Settings) -> Json:
         "tags": [
             {"name": "providers", "description": "provider search and lookup"},
             {"name": "coverage", "description": "Medicare Advantage network participation"},
+            {"name": "plans", "description": "Medicare Advantage plans by area, with your doctors"},
             {"name": "operations", "description": "probes, metrics and this description"},
             {"name": "sandbox", "description": "the API without /v2 (sandbox mode only)"},
         ],

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pydantic import TypeAdapter
 
 from core.documents import Json
-from service.fields import NPI_RULE, Npi
+from service.fields import NPI_RULE, BidId, ContractYear, Npi
 from service.web.middleware import SANDBOX_HEADER
 
 STATUS_TEXT = {
@@ -16,7 +16,7 @@ STATUS_TEXT = {
     400: "Bad Request: invalid input (validation errors list each field)",
     401: "Unauthorized: missing, malformed, expired or otherwise invalid bearer token",
     403: "Forbidden: the token lacks the operation's scope",
-    404: "Not Found: no provider has this NPI, or no known place has this name",
+    404: "Not Found: no provider has this NPI, no plan this bid id, or no known place this name",
     413: "Content Too Large: the body exceeds the configured limit",
     415: "Unsupported Media Type: send application/json",
     429: "Too Many Requests: this token's subject exceeded its rate limit",
@@ -35,6 +35,20 @@ NPI_PARAMETER: Json = {
     "required": True,
     "description": NPI_RULE,
     "schema": TypeAdapter(Npi).json_schema(),
+}
+BID_ID_PARAMETER: Json = {
+    "name": "bidId",
+    "in": "path",
+    "required": True,
+    "description": "contract letter + 4 digits, 3-digit plan, optional 3-digit segment",
+    "schema": TypeAdapter(BidId).json_schema(),
+}
+CONTRACT_YEAR_PARAMETER: Json = {
+    "name": "contractYear",
+    "in": "query",
+    "required": False,
+    "description": "the plan year (default: the year of the service's day)",
+    "schema": TypeAdapter(ContractYear).json_schema(),
 }
 REQUEST_ID_PARAMETER: Json = {
     "name": "X-Request-ID",
@@ -115,6 +129,41 @@ OPERATIONS: dict[str, OperationSpec] = {
                 "npis": [{"npi": "1003000100"}],
             }
         },
+    ),
+    "planSearch": OperationSpec(
+        "Plans for my doctors",
+        "The plans of a contract year offered in a ZIP or county (Medicare Plan Finder files),"
+        " each with its costs in US dollars, its contract's star rating for the year, and the"
+        " network status of each asked NPI on the service's day by the coverage check's rule"
+        " (one rule): a plan whose participation rows of the year do not name an NPI answers it"
+        " `unknown` with reason `no_network_record` (the directory cannot say either way), not"
+        " out of network. Default order: most asked NPIs in network, then overall stars, then"
+        " premium. An unknown ZIP or county is a 404 (`area_not_found`); an area where no plan"
+        " is offered answers totalCount 0 with `noResults`.",
+        "plans",
+        {200: (_JSON, schema_ref("PlanSearchResponse"))},
+        (*_POST_ERRORS, 404),
+        request="PlanSearchRequest",
+        examples={
+            "a ZIP and two doctors": {
+                "zip": "03031",
+                "npis": [{"npi": "1003000100"}, {"npi": "1003000126"}],
+            },
+            "a county, cheapest first": {
+                "countyFips": "45079",
+                "sort": "premium",
+                "maxMonthlyPremium": 50,
+            },
+        },
+    ),
+    "plan": OperationSpec(
+        "Get a plan",
+        "A plan of a contract year (default: the year of the service's day) by bid id: its"
+        " costs, star rating and service area.",
+        "plans",
+        {200: (_JSON, schema_ref("PlanDetail"))},
+        _GET_ERRORS,
+        path_parameters=(BID_ID_PARAMETER, CONTRACT_YEAR_PARAMETER),
     ),
     "provider": OperationSpec(
         "Get a provider",

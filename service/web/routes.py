@@ -13,6 +13,7 @@ from aiohttp import web
 
 from service.coverage.routes import coverage
 from service.fhir.routes import setup_fhir_routes
+from service.plans.routes import get_plan, plan_search
 from service.providers.routes import get_locations, get_provider
 from service.search.routes import search
 from service.web import docs, health
@@ -27,6 +28,7 @@ SANDBOX_PREFIX = ""
 # Any segment is an NPI to validate (400 when malformed) except the sibling POST routes' names, so
 # GET /v2/providers/search is a 405 with "Allow: POST", not an invalid NPI.
 NPI_SEGMENT = r"{npi:(?!search$|coverage$)[^/]+}"
+BID_ID_SEGMENT = r"{bidId:(?!search$)[^/]+}"  # the same for GET /v2/plans/search
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,8 @@ API_ROUTES = (
     Route("coverage", "POST", "/providers/coverage", coverage),
     Route("provider", "GET", "/providers/{npi}", get_provider),
     Route("locations", "GET", "/providers/{npi}/locations", get_locations),
+    Route("planSearch", "POST", "/plans/search", plan_search),
+    Route("plan", "GET", "/plans/{bidId}", get_plan),
 )
 
 
@@ -76,7 +80,7 @@ def setup_routes(app: web.Application, settings: Settings) -> None:
     routes = service_routes(settings) + [route for route, _ in api_routes(settings)]
     app.router.add_static(DOCS_PATH + docs.ASSETS_PATH, docs.ASSETS, name="docs-assets")
     for route in routes:
-        path = route.path.replace("{npi}", NPI_SEGMENT)
+        path = route.path.replace("{npi}", NPI_SEGMENT).replace("{bidId}", BID_ID_SEGMENT)
         if route.method == "GET":
             app.router.add_get(path, route.handler, name=route.name)
         else:

@@ -1,0 +1,106 @@
+"""What a plan costs, how its contract rates and where it is sold: the Plan Finder facts the
+plans index keeps beside each plan (``OfferedPlanDoc``), defined once for the indexer, the
+service's plan answers and their OpenAPI schemas.
+
+Money is in US dollars as numbers (``core.money`` reads the files' display strings); a fact the
+files lack is null, never guessed.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, with_config
+from typing_extensions import TypedDict
+
+from core.documents import CLOSED, Plan
+
+# What a contract's first letter says it is (CMS contract numbering).
+ContractKind = Literal["H", "R", "E", "S"]
+CONTRACT_KINDS: dict[ContractKind, str] = {
+    "H": "local Medicare Advantage (HMO, PPO, PFFS, cost, PACE, Medicare-Medicaid)",
+    "R": "regional PPO",
+    "E": "employer or union direct contract",
+    "S": "stand-alone prescription drug plan (no provider network)",
+}
+MEDICARE_ADVANTAGE_KINDS: tuple[ContractKind, ...] = ("H", "R", "E")
+# The Plan Finder's SNP kinds, and how plan types and names mark them ("HMO D-SNP").
+SNP_MARKERS = {"D-SNP": "Dual Eligible", "C-SNP": "Chronic Condition", "I-SNP": "Institutional"}
+Dollars = Annotated[float, Field(ge=0, description="US dollars")]
+
+
+@with_config(CLOSED)
+class MaxOutOfPocket(TypedDict):
+    inNetwork: Dollars | None
+    combined: Annotated[
+        Dollars | None, Field(description="in and out of network, where the plan states one")
+    ]
+
+
+@with_config(CLOSED)
+class StarRating(TypedDict):
+    """The contract's Medicare star rating for the plan year (half stars, 1 to 5)."""
+
+    overall: float | None
+    partC: float | None
+    partD: float | None
+    year: int
+
+
+@with_config(CLOSED)
+class AreaCounty(TypedDict):
+    fips: Annotated[str, Field(description="5-digit county FIPS code")]
+    name: str
+    state: str
+
+
+@with_config(CLOSED)
+class ServiceArea(TypedDict):
+    states: Annotated[list[str], Field(description="USPS codes")]
+    counties: list[AreaCounty]
+    zipCount: Annotated[int, Field(description="ZIP codes where the plan is offered")]
+
+
+@with_config(CLOSED)
+class OfferedPlan(Plan):
+    """A plan with its costs and its contract's star rating."""
+
+    monthlyPremium: Dollars | None
+    healthDeductible: Dollars | None
+    drugDeductible: Dollars | None
+    maxOutOfPocket: MaxOutOfPocket
+    starRating: Annotated[
+        StarRating | None, Field(description="null when the contract is unrated or new")
+    ]
+    specialNeeds: Annotated[bool, Field(description="a special needs plan (SNP)")]
+
+
+class OfferedPlanDoc(OfferedPlan):
+    """A Plan Finder plan as the plans index holds it: where it is sold, for the area search
+    (``zips``, ``countyFips``) and for its own answer (``serviceArea``)."""
+
+    serviceArea: ServiceArea
+    zips: list[str]
+    countyFips: list[str]
+
+
+# Field names the plan queries filter on (the plans mapping, core.index_contract).
+ZIPS_FIELD = "zips"
+COUNTIES_FIELD = "countyFips"
+PREMIUM_FIELD = "monthlyPremium"
+STARS_FIELD = "starRating.overall"
+SPECIAL_NEEDS_FIELD = "specialNeeds"
+OFFER_FIELDS: list[str] = list(OfferedPlan.__annotations__)
+PLAN_FIELDS: list[str] = list(Plan.__annotations__)
+
+
+def no_offer_facts() -> dict[str, object]:
+    """The facts of a plan the Plan Finder files do not describe (a payer's own plan)."""
+    return {
+        "monthlyPremium": None,
+        "healthDeductible": None,
+        "drugDeductible": None,
+        "maxOutOfPocket": {"inNetwork": None, "combined": None},
+        "starRating": None,
+        "specialNeeds": False,
+    }

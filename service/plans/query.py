@@ -1,0 +1,63 @@
+"""A plan search -> the multi-search that reads its area's plans, the count of every plan
+offered there, and the asked NPIs' lookup documents and coverage rows (pure)."""
+
+from __future__ import annotations
+
+from core.documents import Json
+from core.index_contract import IndexNames
+from core.plan_offers import (
+    COUNTIES_FIELD,
+    OFFER_FIELDS,
+    PREMIUM_FIELD,
+    SPECIAL_NEEDS_FIELD,
+    STARS_FIELD,
+    ZIPS_FIELD,
+)
+from service.coverage.query import Search, multi_search_body, providers_search, rows_search
+from service.plans.models import PlanSearchRequest
+
+MAX_AREA_PLANS = 2_000  # far above the plans offered in any county (Plan Finder: ~100)
+
+
+def offered_here(request: PlanSearchRequest, year: int) -> list[Json]:
+    """The plans of the year sold in the asked ZIP or county."""
+    area = (
+        {"term": {ZIPS_FIELD: request.zip}}
+        if request.zip is not None
+        else {"term": {COUNTIES_FIELD: request.countyFips}}
+    )
+    return [{"term": {"contractYear": year}}, area]
+
+
+def asked_filters(request: PlanSearchRequest) -> tuple[list[Json], list[Json]]:
+    """The request's filters: (filter, must_not) clauses."""
+    kinds = [{"prefix": {"contractId": kind}} for kind in request.kinds]
+    filters: list[Json] = [{"bool": {"should": kinds, "minimum_should_match": 1}}]
+    must_not: list[Json] = []
+    if request.snp == "exclude":
+        must_not.append({"term": {SPECIAL_NEEDS_FIELD: True}})
+    elif request.snp == "only":
+        filters.append({"term": {SPECIAL_NEEDS_FIELD: True}})
+    if request.maxMonthlyPremium is not None:
+        filters.append({"range": {PREMIUM_FIELD: {"lte": request.maxMonthlyPremium}}})
+    if request.minStars is not None:
+        filters.append({"range": {STARS_FIELD: {"gte": request.minStars}}})
+    return filters, must_not
+
+
+def plan_searches(
+    request: PlanSearchRequest, year: int, names: IndexNames, header: Json
+) -> list[Json]:
+    """The area's plans that pass the filters, every plan offered there (a count), then the
+    NPIs' lookup documents and their coverage rows of the year in any plan."""
+    here = offered_here(request, year)
+    filters, must_not = asked_filters(request)
+    matching = {"bool": {"filter": here + filters, "must_not": must_not}}
+    searches = [
+        Search(names.alias("plans"), matching, MAX_AREA_PLANS, OFFER_FIELDS),
+        Search(names.alias("plans"), {"bool": {"filter": here}}, 0),
+    ]
+    npis = [item.npi for item in request.npis]
+    if npis:
+        searches += [providers_search(names, npis), rows_search(names, year, npis, None)]
+    return multi_search_body(searches, header)
