@@ -32,6 +32,9 @@ class StoredFacts:
     providers: dict[str, Provider]  # npi -> provider
     locations: dict[str, list[Location]]  # npi -> its locations
     coverage: list[CoverageDoc]
+    # The plan keys whose participation rows of the year name anyone: a plan without any has no
+    # network in the directory, so it cannot say whether a provider is in it.
+    networks: frozenset[str] = frozenset()
 
 
 def _status(rows: list[CoverageDoc]) -> NetworkStatus:
@@ -43,9 +46,9 @@ _NOT_LISTED: Final = "no_network_record"
 
 
 def _location_status(
-    location_id: str, known: bool, rows: list[CoverageDoc], listed: bool
+    location_id: str, known: bool, rows: list[CoverageDoc], has_network: bool
 ) -> LocationStatus:
-    if not known or not listed:
+    if not known or not has_network:
         return {
             "id": location_id,
             "networkStatus": "unknown",
@@ -74,7 +77,7 @@ def _provider_status(
     location_ids: list[str] | None,  # None: the provider is not in the directory
     rows: list[CoverageDoc],  # the pair's rows in force on the day
     plan_known: bool,
-    listed: bool,  # the plan's rows of the year name the provider (in force or not)
+    has_network: bool,  # the plan's rows of the year name someone
 ) -> ProviderStatus:
     if not plan_known or location_ids is None:
         return {
@@ -85,13 +88,13 @@ def _provider_status(
         }
     ids = wanted if wanted is not None else location_ids
     known = set(location_ids)
-    locations = [_location_status(i, i in known, rows, listed) for i in ids]
+    locations = [_location_status(i, i in known, rows, has_network) for i in ids]
     found = [loc for loc in locations if loc["reason"] != "location_not_found"]
     status: AnsweredStatus
     reason: Reason | None
     if wanted is not None and not found:
         status, reason = "unknown", "location_not_found"
-    elif not listed:  # no record either way: the directory cannot say
+    elif not has_network:  # no network in the directory: it cannot say either way
         status, reason = "unknown", _NOT_LISTED
     elif wanted is None:
         status, reason = _status(rows), (None if rows else "no_participation_record")
@@ -118,33 +121,38 @@ def statuses(
     """Each plan's status of each NPI on ``day``: the one rule of in-network participation
     (rows in force, ``core.network.in_force``), for the coverage check and the plan search."""
     rows_by_pair: dict[tuple[str, str], list[CoverageDoc]] = defaultdict(list)
-    listed: set[tuple[str, str]] = set()
+    networks = facts.networks | {
+        row["bidId"] for row in facts.coverage if row["contractYear"] == contract_year
+    }
     for row in facts.coverage:
-        if row["contractYear"] == contract_year:
-            listed.add((row["bidId"], row["npi"]))
-            if in_force(row, day):
-                rows_by_pair[(row["bidId"], row["npi"])].append(row)
+        if row["contractYear"] == contract_year and in_force(row, day):
+            rows_by_pair[(row["bidId"], row["npi"])].append(row)
     location_ids = {
         npi: [loc["id"] for loc in facts.locations.get(npi, [])] for npi in facts.providers
     }
     # Most (plan, provider) pairs of a request have no row: such a provider's status is the same
     # in every known plan, so it is built once per requested provider and shared (never mutated).
-    not_listed = [
-        _provider_status(item.npi, item.locationIds, location_ids.get(item.npi), [], True, False)
-        for item in npis
-    ]
+    without_rows = {
+        has_network: [
+            _provider_status(
+                item.npi, item.locationIds, location_ids.get(item.npi), [], True, has_network
+            )
+            for item in npis
+        ]
+        for has_network in (True, False)
+    }
 
     def status(key: str, index: int, item: NpiRequest) -> ProviderStatus:
-        pair = (key, item.npi)
-        if pair not in listed and key in facts.plans:
-            return not_listed[index]
+        rows = rows_by_pair.get((key, item.npi))
+        if rows is None and key in facts.plans:
+            return without_rows[key in networks][index]
         return _provider_status(
             item.npi,
             item.locationIds,
             location_ids.get(item.npi),
-            rows_by_pair.get(pair, []),
+            rows or [],
             key in facts.plans,
-            pair in listed,
+            key in networks,
         )
 
     return [

@@ -20,6 +20,7 @@ class Search(NamedTuple):
     query: Json
     size: int
     source: list[str] | Json | None = None
+    any_match: bool = False  # only whether anything matches: the first match ends the search
 
 
 def providers_search(names: IndexNames, npis: list[str]) -> Search:
@@ -35,12 +36,28 @@ def rows_search(names: IndexNames, year: int, npis: list[str], keys: list[str] |
     return Search(names.alias("coverage"), {"bool": {"filter": filters}}, MAX_ROWS)
 
 
+def network_searches(names: IndexNames, year: int, keys: list[str]) -> list[Search]:
+    """One search per plan: whether any participation row of the year names the plan (the
+    directory holds a network for it), ending at the first row."""
+    return [
+        Search(
+            names.alias("coverage"),
+            {"bool": {"filter": [{"term": {"contractYear": year}}, {"term": {"bidId": key}}]}},
+            0,
+            any_match=True,
+        )
+        for key in keys
+    ]
+
+
 def multi_search_body(searches: list[Search], header: Json) -> list[Json]:
     """Header/body pairs; ``header`` goes on every header line."""
     body: list[Json] = []
     for search in searches:
         body.append({"index": search.target, **header})
         request: Json = {"query": search.query, "size": search.size, "track_total_hits": True}
+        if search.any_match:
+            request["terminate_after"] = 1
         if search.source is not None:
             request["_source"] = search.source
         body.append(request)
@@ -48,7 +65,8 @@ def multi_search_body(searches: list[Search], header: Json) -> list[Json]:
 
 
 def coverage_searches(request: CoverageRequest, names: IndexNames, header: Json) -> list[Json]:
-    """The plans, the lookup documents of the NPIs and their coverage rows."""
+    """The plans, the lookup documents of the NPIs, their coverage rows, and per plan whether
+    it has any row (``network_searches``)."""
     npis = [item.npi for item in request.npis]
     keys = [key for key, _, _ in request.plans]
     plan_ids = [plan_doc_id(request.contractYear, key) for key in keys]
@@ -58,6 +76,7 @@ def coverage_searches(request: CoverageRequest, names: IndexNames, header: Json)
             plans,
             providers_search(names, npis),
             rows_search(names, request.contractYear, npis, keys),
+            *network_searches(names, request.contractYear, keys),
         ],
         header,
     )

@@ -27,7 +27,19 @@ def whole_hits(answer: Json) -> list[Json]:
     return list(hits["hits"])
 
 
-def stored_facts(plans: list[Plan], lookups: list[Json], coverage: list[Json]) -> StoredFacts:
+def networks(keys: list[str], answers: list[Json]) -> frozenset[str]:
+    """The plan keys whose ``network_searches`` answer found a row."""
+    return frozenset(
+        key for key, answer in zip(keys, answers, strict=True) if answer["hits"]["total"]["value"]
+    )
+
+
+def stored_facts(
+    plans: list[Plan],
+    lookups: list[Json],
+    coverage: list[Json],
+    with_network: frozenset[str] = frozenset(),
+) -> StoredFacts:
     """The facts from the hits of the plans, the lookup documents and the coverage rows."""
     answers = {hit["_id"]: cast(LookupDoc, hit["_source"]) for hit in lookups}  # by NPI
     return StoredFacts(
@@ -36,6 +48,7 @@ def stored_facts(plans: list[Plan], lookups: list[Json], coverage: list[Json]) -
         providers={npi: stored_answer(doc["provider"]) for npi, doc in answers.items()},
         locations={npi: stored_locations(doc) for npi, doc in answers.items()},
         coverage=[cast(CoverageDoc, hit["_source"]) for hit in coverage],
+        networks=with_network,
     )
 
 
@@ -43,7 +56,12 @@ async def read_facts(
     es: AsyncElasticsearch, names: IndexNames, request: CoverageRequest
 ) -> StoredFacts:
     searches = coverage_searches(request, names, WHOLE_ANSWERS_ONLY)
-    plans, lookups, coverage = (
-        whole_hits(answer) for answer in await multi_search(es, searches, LOOKUP_INDICES)
+    answers = await multi_search(es, searches, LOOKUP_INDICES)
+    plans, lookups, coverage = (whole_hits(answer) for answer in answers[:3])
+    keys = [key for key, _, _ in request.plans]
+    return stored_facts(
+        [cast(Plan, hit["_source"]) for hit in plans],
+        lookups,
+        coverage,
+        networks(keys, answers[3:]),
     )
-    return stored_facts([cast(Plan, hit["_source"]) for hit in plans], lookups, coverage)

@@ -31,18 +31,17 @@ ORDERS: dict[PlanSort, SortKey] = {
 }
 
 
-def matched_plans(
+def with_statuses(
     request: PlanSearchRequest,
     offers: list[OfferedPlan],
     facts: StoredFacts,
     year: int,
     day: date,
 ) -> list[PlanMatch]:
-    """Every plan with each asked NPI's status (the coverage rule), in the asked order; ties
-    by bid id, so pages never overlap."""
+    """Each plan with each asked NPI's status (the coverage rule), in the order given."""
     asked = [(plan["bidId"] or "", plan["bidId"], None) for plan in offers]
     found = statuses(asked, request.npis, year, day, facts)
-    matches: list[PlanMatch] = [
+    return [
         {
             **offer,
             "providers": entry["providers"],
@@ -50,5 +49,20 @@ def matched_plans(
         }
         for offer, entry in zip(offers, found, strict=True)
     ]
+
+
+def in_order(request: PlanSearchRequest, plans: list[PlanMatch]) -> list[PlanMatch]:
+    """The asked order; ties by bid id, so pages never overlap."""
     order = ORDERS[request.sort]
-    return sorted(matches, key=lambda plan: (*order(plan), plan["bidId"] or ""))
+    return sorted(plans, key=lambda plan: (*order(plan), plan["bidId"] or ""))
+
+
+def without_rows(
+    request: PlanSearchRequest, plans: list[PlanMatch], facts: StoredFacts
+) -> list[str]:
+    """The plans no row of the asked NPIs names: whether they have a network at all decides
+    between out of network and unknown (``StoredFacts.networks``)."""
+    if not request.npis:
+        return []
+    named = {row["bidId"] for row in facts.coverage}
+    return [bid for plan in plans if (bid := plan["bidId"] or "") not in named]

@@ -3,18 +3,21 @@ the page."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
+from typing import cast
 
 from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import IndexNames
+from core.plan_offers import OfferedPlan
 from service.errors import AreaNotFound
 from service.plans.area import resolve_area
 from service.plans.cursor import decode_cursor, encode_cursor
 from service.plans.models import NoResults, PlanSearchRequest, PlanSearchResponse
 from service.plans.query import plan_searches
-from service.plans.rank import matched_plans
-from service.plans.store import read_area
+from service.plans.rank import in_order, with_statuses, without_rows
+from service.plans.store import read_area, read_networks
 from service.storage import WHOLE_ANSWERS_ONLY
 
 
@@ -37,15 +40,22 @@ async def search_plans(
     found = await read_area(es, plan_searches(request, year, names, WHOLE_ANSWERS_ONLY))
     if not known and found.offered == 0:
         raise AreaNotFound("zip", request.zip or "")
-    plans = matched_plans(request, found.offers, found.facts, year, today)
+    plans = in_order(request, with_statuses(request, found.offers, found.facts, year, today))
     end = offset + request.pageSize
+    page = plans[offset:end]
+    checked = await read_networks(es, names, year, without_rows(request, page, found.facts))
+    if checked:
+        facts = replace(found.facts, networks=checked)
+        page = with_statuses(
+            request, [cast(OfferedPlan, plan) for plan in page], facts, year, today
+        )
     return {
         "area": area,
         "contractYear": year,
         "asOf": today.isoformat(),
         "totalCount": len(plans),
         "pageSize": request.pageSize,
-        "results": plans[offset:end],
+        "results": page,
         "nextCursor": encode_cursor(request, end) if end < len(plans) else None,
         "noResults": _no_results(found.offered, year) if not plans else None,
     }

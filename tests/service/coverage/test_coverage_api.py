@@ -35,6 +35,10 @@ def _in_force(row: Row, day: date) -> bool:
 
 
 def expected_status(rows: list[Row], bid: str, npi: str, location: str | None, day: date) -> str:
+    """in_network / out_of_network by the rows in force; unknown when no row of the year names
+    the plan at all (the directory holds no network for it)."""
+    if not any(r["bid_id"] == bid for r in rows):
+        return "unknown"
     relevant = [
         r
         for r in rows

@@ -5,6 +5,7 @@ coverage file (tests/source_rows.py), never from the service."""
 
 from __future__ import annotations
 
+import csv
 from datetime import date
 from typing import Any
 
@@ -16,7 +17,7 @@ from indexer.load.run import LoadOptions, SourceFiles, load
 from service.coverage.models import MAX_LOCATION_IDS
 from service.web.app import create_app
 from service.web.auth import mint_token
-from tests.conftest import SAMPLE_DIR, ApiClient, ClientFactory, settings_for
+from tests.conftest import SAMPLE_DIR, SAMPLE_TODAY, ApiClient, ClientFactory, settings_for
 from tests.source_rows import active_rows, canonical_bid, coverage_rows
 
 Row = dict[str, str]
@@ -60,6 +61,60 @@ async def test_a_known_plan_and_provider_without_a_row_is_no_participation_recor
         "no_participation_record",
     )
     assert plan["plan"] is not None and provider["provider"]["npis"] == [npi]
+
+
+async def test_a_plan_without_any_participation_row_cannot_say(
+    api: ApiClient, auth_header: dict[str, str]
+) -> None:
+    with_rows = {canonical_bid(r["bid_id"]) for r in ROWS}
+    with open(SAMPLE_DIR / "medicare_plan_finder_2026_plans.csv", encoding="utf-8") as handle:
+        bids = [canonical_bid(row["bid_id"]) for row in csv.DictReader(handle)]
+    bid = next(b for b in bids if b not in with_rows)
+    npi = ROWS[0]["npi"]
+    plan, other = await coverage(
+        api,
+        auth_header,
+        contractYear=2026,
+        bidIds=[bid, sorted(with_rows)[0]],
+        npis=[{"npi": npi}],
+    )
+    [provider] = plan["providers"]
+    assert plan["plan"] is not None and other["providers"][0]["networkStatus"] != "unknown"
+    assert (provider["networkStatus"], provider["reason"]) == ("unknown", "no_network_record")
+    assert provider["locations"] and all(
+        (loc["networkStatus"], loc["reason"]) == ("unknown", "no_network_record")
+        for loc in provider["locations"]
+    )
+
+
+async def test_a_provider_whose_rows_are_not_in_force_is_no_participation_record(
+    api: ApiClient, auth_header: dict[str, str]
+) -> None:
+    ended = [
+        r
+        for r in ROWS
+        if r["termination_date"] and r["termination_date"] <= SAMPLE_TODAY.isoformat()
+    ]
+    pairs = {(canonical_bid(r["bid_id"]), r["npi"]) for r in ended}
+    in_force_too = {
+        (canonical_bid(r["bid_id"]), r["npi"])
+        for r in ROWS
+        if not r["termination_date"] or r["termination_date"] > SAMPLE_TODAY.isoformat()
+    }
+    bid, npi = sorted(pairs - in_force_too)[0]
+    [plan] = await coverage(
+        api,
+        auth_header,
+        contractYear=2026,
+        bidIds=[bid],
+        npis=[{"npi": npi}],
+        asOf=SAMPLE_TODAY.isoformat(),
+    )
+    [provider] = plan["providers"]
+    assert (provider["networkStatus"], provider["reason"]) == (
+        "out_of_network",
+        "no_participation_record",
+    )
 
 
 async def test_the_row_in_force_gives_accepting_and_its_dates(

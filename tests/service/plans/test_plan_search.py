@@ -1,0 +1,228 @@
+"""POST /v2/plans/search on the loaded sample: the plans offered in an area, their costs and
+ratings, the asked NPIs' statuses and the order, checked against the Plan Finder, star rating
+and coverage files read here (tests/service/plans/plan_files.py), never through the indexer."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from tests.conftest import SAMPLE_TODAY, ApiClient
+from tests.service.plans import plan_files
+from tests.service.plans.conftest import PLAN_SEARCH, every_page, search
+from tests.source_rows import coverage_rows
+
+EVERY_KIND = {"planTypes": ["H", "R", "E", "S"], "snp": "include"}
+
+
+def sample_zips(state: str, count: int) -> list[str]:
+    zips = sorted({r["zip"] for r in plan_files.zip_rows() if r["state_dir"] == state})
+    return zips[:: max(1, len(zips) // count)][:count]
+
+
+def doctors_of(bids: set[str], count: int) -> list[str]:
+    """NPIs the coverage file puts in most of these plans."""
+    rows = [r for r in coverage_rows(plan_files.SAMPLE_DIR) if plan_files.bid(r["bid_id"]) in bids]
+    return [npi for npi, _ in Counter(r["npi"] for r in rows).most_common(count)]
+
+
+@pytest.mark.parametrize("zip_code", sample_zips("NH", 6) + sample_zips("SC", 6))
+async def test_a_zip_answers_the_plan_finder_plans_of_that_zip(
+    plans_api: ApiClient, auth: dict[str, str], zip_code: str
+) -> None:
+    answer = await search(plans_api, auth, zip=zip_code, pageSize=100, **EVERY_KIND)
+    expected = plan_files.plans_by_zip()[zip_code]
+    assert {p["bidId"] for p in answer["results"]} == expected
+    assert answer["totalCount"] == len(expected) and answer["nextCursor"] is None
+    assert answer["area"]["zip"] == zip_code and answer["contractYear"] == 2026
+    assert answer["area"]["state"] == next(
+        r["state_dir"] for r in plan_files.zip_rows() if r["zip"] == zip_code
+    )
+
+
+async def test_default_filters_leave_out_drug_plans_and_special_needs_plans(
+    plans_api: ApiClient, auth: dict[str, str]
+) -> None:
+    zip_code = "03031"
+    everything = plan_files.plans_by_zip()[zip_code]
+    default = await search(plans_api, auth, zip=zip_code, pageSize=100)
+    snp_only = await search(plans_api, auth, zip=zip_code, pageSize=100, snp="only")
+    drug = await search(plans_api, auth, zip=zip_code, pageSize=100, planTypes=["S"], snp="include")
+    special = {b for b in everything if plan_files.is_special_needs(plan_files.plans()[b])}
+    drug_plans = {b for b in everything if b.startswith("S")}
+    assert special and drug_plans
+    assert {p["bidId"] for p in default["results"]} == everything - special - drug_plans
+    assert {p["bidId"] for p in snp_only["results"]} == special - drug_plans
+    assert {p["bidId"] for p in drug["results"]} == drug_plans - special
+    assert all(p["specialNeeds"] for p in snp_only["results"])
+
+
+async def test_money_and_stars_equal_the_files(plans_api: ApiClient, auth: dict[str, str]) -> None:
+    answered = await search(plans_api, auth, zip="29201", pageSize=100, **EVERY_KIND)
+    assert answered["results"]
+    for plan in answered["results"]:
+        row = plan_files.plans()[plan["bidId"]]
+        assert plan["monthlyPremium"] == plan_files.dollars(row["total_monthly_premium"])
+        assert plan["healthDeductible"] == plan_files.dollars(row["health_deductible"])
+        assert plan["drugDeductible"] == plan_files.dollars(row["drug_deductible"])
+        in_network, combined = plan_files.out_of_pocket(row["moop"])
+        assert plan["maxOutOfPocket"] == {"inNetwork": in_network, "combined": combined}
+        star = plan_files.star_rows().get((row["contract_id"], 2026))
+        if star is None:
+            assert plan["starRating"] is None
+        else:
+            assert plan["starRating"] == {
+                "overall": plan_files.stars(star["overall_stars"]),
+                "partC": plan_files.stars(star["part_c_stars"]),
+                "partD": plan_files.stars(star["part_d_stars"]),
+                "year": 2026,
+            }
+    # A hand-worked plan: "$10,000 In and Out-of-network | $6,150 In-network" and so on.
+    detail = await plans_api.get("/v2/plans/H0104-016-000", headers=auth)
+    plan = await detail.json()
+    assert (plan["monthlyPremium"], plan["healthDeductible"], plan["drugDeductible"]) == (
+        0.0,
+        285.0,
+        325.0,
+    )
+    assert plan["maxOutOfPocket"] == {"inNetwork": 6150.0, "combined": 10000.0}
+
+
+async def test_statuses_equal_the_coverage_check_and_the_default_order(
+    plans_api: ApiClient, auth: dict[str, str]
+) -> None:
+    zip_code = "03031"
+    npis = [*doctors_of(plan_files.plans_by_zip()[zip_code], 3), "1234567893"]
+    asked = [{"npi": npi} for npi in npis]
+    answer = await search(plans_api, auth, zip=zip_code, npis=asked, pageSize=100, **EVERY_KIND)
+    plans = answer["results"]
+    bids = [p["bidId"] for p in plans]
+    coverage = await plans_api.post(
+        "/v2/providers/coverage",
+        json={"contractYear": 2026, "bidIds": bids, "npis": asked, "asOf": str(SAMPLE_TODAY)},
+        headers=auth,
+    )
+    assert coverage.status == 200
+    checked = {group["bidId"]: group for group in await coverage.json()}
+    statuses: Counter[str] = Counter()
+    reasons: set[str] = set()
+    for plan in plans:
+        expected = [
+            (p["npi"], p["networkStatus"], p["reason"]) for p in checked[plan["bidId"]]["providers"]
+        ]
+        got = [(p["npi"], p["networkStatus"], p["reason"]) for p in plan["providers"]]
+        assert got == expected
+        assert plan["inNetworkCount"] == sum(s == "in_network" for _, s, _ in got)
+        statuses.update(s for _, s, _ in got)
+        reasons.update(r for _, _, r in got if r)
+    assert statuses["in_network"] and statuses["unknown"]
+    # Plans whose rows name none of them: out of network when the plan has rows at all, else
+    # the directory holds no network for the plan and cannot say.
+    assert {"no_participation_record", "no_network_record", "provider_not_found"} <= reasons
+    assert all(p["providers"][-1]["reason"] == "provider_not_found" for p in plans)
+
+    # Most asked NPIs in network first, then overall stars, then premium.
+    def key(plan: Any) -> tuple[float, float, float]:
+        rating = plan["starRating"]
+        premium = plan["monthlyPremium"]
+        return (
+            -plan["inNetworkCount"],
+            -(rating["overall"] if rating and rating["overall"] is not None else -1),
+            premium if premium is not None else float("inf"),
+        )
+
+    assert [key(p) for p in plans] == sorted(key(p) for p in plans)
+    counts = [p["inNetworkCount"] for p in plans]
+    assert counts[0] > counts[-1]
+
+
+@pytest.mark.parametrize("sort", ["providers", "premium", "stars"])
+async def test_paging_walks_every_plan_once(
+    plans_api: ApiClient, auth: dict[str, str], sort: str
+) -> None:
+    body: dict[str, Any] = {"zip": "29201", "sort": sort, **EVERY_KIND}
+    whole = await search(plans_api, auth, pageSize=100, **body)
+    paged = await every_page(plans_api, auth, pageSize=7, **body)
+    assert [p["bidId"] for p in paged] == [p["bidId"] for p in whole["results"]]
+    assert len({p["bidId"] for p in paged}) == whole["totalCount"] > 7
+
+
+async def test_premium_and_stars_filters(plans_api: ApiClient, auth: dict[str, str]) -> None:
+    everything = await search(plans_api, auth, zip="29201", pageSize=100)
+    cheap = await search(plans_api, auth, zip="29201", pageSize=100, maxMonthlyPremium=20)
+    rated = await search(plans_api, auth, zip="29201", pageSize=100, minStars=4)
+    assert {p["bidId"] for p in cheap["results"]} == {
+        p["bidId"]
+        for p in everything["results"]
+        if p["monthlyPremium"] is not None and p["monthlyPremium"] <= 20
+    }
+    assert {p["bidId"] for p in rated["results"]} == {
+        p["bidId"]
+        for p in everything["results"]
+        if p["starRating"] and (p["starRating"]["overall"] or 0) >= 4
+    }
+    assert 0 < cheap["totalCount"] < everything["totalCount"]
+
+
+async def test_a_county_answers_its_plans(plans_api: ApiClient, auth: dict[str, str]) -> None:
+    # Hillsborough County, NH: its ZIPs' rows (the ZIP file gives the FIPS code) and its rows
+    # of the county file.
+    expected = {plan_files.bid(r["bid_id"]) for r in plan_files.zip_rows() if r["fips"] == "33011"}
+    expected |= {
+        plan_files.bid(r["bid_id"])
+        for r in plan_files.county_rows()
+        if r["state_dir"] == "NH" and r["county"] == "Hillsborough"
+    }
+    answer = await search(plans_api, auth, countyFips="33011", pageSize=100, **EVERY_KIND)
+    assert {p["bidId"] for p in answer["results"]} == expected
+    assert answer["area"] == {
+        "zip": None,
+        "countyFips": "33011",
+        "countyName": "Hillsborough County",
+        "state": "NH",
+    }
+
+
+async def test_a_zip_without_plans_says_why(plans_api: ApiClient, auth: dict[str, str]) -> None:
+    answer = await search(plans_api, auth, zip="10013")  # Manhattan: no plan file covers NY
+    assert answer["totalCount"] == 0 and answer["results"] == []
+    assert answer["noResults"]["code"] == "no_plan_offered"
+    assert answer["area"]["state"] == "NY"
+    filtered = await search(plans_api, auth, zip="03031", maxMonthlyPremium=0, minStars=5)
+    if filtered["totalCount"] == 0:
+        assert filtered["noResults"]["code"] == "no_plan_matches"
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code", "field"),
+    [
+        ({"zip": "00000"}, 404, "area_not_found", "zip"),
+        ({"countyFips": "99999"}, 404, "area_not_found", "countyFips"),
+        ({"zip": "03031", "countyFips": "33011"}, 400, "validation_error", "countyFips"),
+        ({"npis": [{"npi": "1003000100"}]}, 400, "validation_error", "zip"),
+        ({"zip": "3031"}, 400, "validation_error", "zip"),
+        (
+            {"zip": "03031", "npis": [{"npi": f"{1003000000 + i:010d}"} for i in range(26)]},
+            400,
+            "validation_error",
+            "npis",
+        ),
+        ({"cursor": "not-a-cursor"}, 404, "cursor_not_found", "cursor"),
+        ({"zip": "03031", "planTypes": ["X"]}, 400, "validation_error", "planTypes.0"),
+    ],
+)
+async def test_bad_input_is_a_problem_naming_the_field(
+    plans_api: ApiClient,
+    auth: dict[str, str],
+    body: dict[str, Any],
+    status: int,
+    code: str,
+    field: str,
+) -> None:
+    response = await plans_api.post(PLAN_SEARCH, json=body, headers=auth)
+    assert response.status == status, await response.text()
+    problem = await response.json()
+    assert problem["code"] == code
+    assert field in {error["field"] for error in problem.get("errors", [])} | {problem.get("field")}
