@@ -53,8 +53,8 @@ async def test_every_plan_file_row_is_placed_or_rejected(loaded_sample: Loaded) 
         )
     }
     assert report.reject_file is not None
-    with open(report.reject_file, encoding="utf-8", newline="") as handle:
-        rows = [r for r in csv.reader(handle)][1:]
+    lines = report.reject_file.read_text(encoding="utf-8").splitlines()
+    rows = list(csv.reader(lines))[1:]
     assert sorted(int(r[1]) for r in rows) == unplaced_county_rows()
 
 

@@ -67,8 +67,8 @@ async def test_a_plan_without_any_participation_row_cannot_say(
     api: ApiClient, auth_header: dict[str, str]
 ) -> None:
     with_rows = {canonical_bid(r["bid_id"]) for r in ROWS}
-    with open(SAMPLE_DIR / "medicare_plan_finder_2026_plans.csv", encoding="utf-8") as handle:
-        bids = [canonical_bid(row["bid_id"]) for row in csv.DictReader(handle)]
+    plans = (SAMPLE_DIR / "medicare_plan_finder_2026_plans.csv").read_text(encoding="utf-8")
+    bids = [canonical_bid(row["bid_id"]) for row in csv.DictReader(plans.splitlines())]
     bid = next(b for b in bids if b not in with_rows)
     npi = ROWS[0]["npi"]
     plan, other = await coverage(

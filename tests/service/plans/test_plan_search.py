@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import SAMPLE_TODAY, ApiClient
+from tests.conftest import SAMPLE_DIR, SAMPLE_TODAY, ApiClient
 from tests.service.plans import plan_files
 from tests.service.plans.conftest import PLAN_SEARCH, every_page, search
 from tests.source_rows import coverage_rows
@@ -24,7 +24,7 @@ def sample_zips(state: str, count: int) -> list[str]:
 
 def doctors_of(bids: set[str], count: int) -> list[str]:
     """NPIs the coverage file puts in most of these plans."""
-    rows = [r for r in coverage_rows(plan_files.SAMPLE_DIR) if plan_files.bid(r["bid_id"]) in bids]
+    rows = [r for r in coverage_rows(SAMPLE_DIR) if plan_files.bid(r["bid_id"]) in bids]
     return [npi for npi, _ in Counter(r["npi"] for r in rows).most_common(count)]
 
 
