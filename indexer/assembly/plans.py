@@ -9,7 +9,7 @@ from core.plan_offers import SNP_MARKERS, AreaCounty, OfferedPlanDoc, StarRating
 from indexer.sources.discovery import SourceFiles
 from indexer.sources.plan_areas import PlanArea, read_service_areas
 from indexer.sources.plan_facts import PlanCosts, read_plan_costs, read_star_ratings
-from indexer.sources.plans import Reject, read_plans
+from indexer.sources.plans import PLAN_FINDER, Reject, read_plans
 
 
 def snp_type(plan: Plan) -> str | None:
@@ -48,6 +48,9 @@ def offered_plan(
         "zips": sorted(area.zips),
         "countyFips": [c["fips"] for c in counties],
     }
+
+
+__all__ = ["PLAN_FINDER", "offered_plan", "read_offered_plans", "snp_type"]
 
 
 def read_offered_plans(sources: SourceFiles, reject: Reject) -> list[OfferedPlanDoc]:

@@ -31,6 +31,7 @@ from indexer.update.coverage import update_coverage
 from indexer.update.nppes import update_nppes
 from indexer.update.options import UpdateError, UpdateOptions
 from indexer.update.plan_net import update_plan_net
+from indexer.update.plans import plan_files, update_plans
 from indexer.update.report import format_update_report
 
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "data" / "sample"
@@ -122,6 +123,16 @@ async def _update(es: Any, names: IndexNames, args: argparse.Namespace) -> int:
         report = await update_nppes(es, args.nppes, options)
     elif args.plan_net:
         report = await update_plan_net(es, args.plan_net, options, args.plan_net_name)
+    elif args.plans:
+        named = SourceFiles(
+            nppes=None,
+            nucc=args.plans,
+            plan_county=args.plan_county,
+            zip_plan=args.zip_plan,
+            star_ratings=args.star_ratings,
+            plan_details=args.plan_details,
+        )
+        report = await update_plans(es, plan_files(args.plans, named), options)
     else:
         report = await update_coverage(es, args.coverage, options)
     print("\n".join(format_update_report(report)))

@@ -20,14 +20,20 @@ def _join_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--hospitals", type=Path, help="Hospital General Information CSV")
 
 
-def _load_parser(parser: argparse.ArgumentParser, settings: IndexerSettings) -> None:
-    _join_flags(parser)
-    parser.add_argument("--nppes", type=Path, help="NPPES npidata_pfile CSV (plain or gzip)")
-    parser.add_argument("--plans", type=Path, help="Plan Finder plans CSV")
+def _plan_side_flags(parser: argparse.ArgumentParser) -> None:
+    """The Plan Finder files read with the plan file (load; update --plans, where they default
+    to those beside the plan file)."""
     parser.add_argument("--plan-county", type=Path, help="Plan Finder plan-by-county CSV")
     parser.add_argument("--zip-plan", type=Path, help="Plan Finder plan-by-ZIP CSV")
     parser.add_argument("--star-ratings", type=Path, help="Medicare star ratings by contract CSV")
     parser.add_argument("--plan-details", type=Path, help="scraped Plan Finder plan pages NDJSON")
+
+
+def _load_parser(parser: argparse.ArgumentParser, settings: IndexerSettings) -> None:
+    _join_flags(parser)
+    parser.add_argument("--nppes", type=Path, help="NPPES npidata_pfile CSV (plain or gzip)")
+    parser.add_argument("--plans", type=Path, help="Plan Finder plans CSV")
+    _plan_side_flags(parser)
     parser.add_argument("--coverage", type=Path, action="append", help="coverage CSV (repeatable)")
     parser.add_argument(
         "--plan-net",
@@ -108,6 +114,14 @@ def _update_parser(parser: argparse.ArgumentParser) -> None:
         help="a newer Plan-Net export of a directory loaded before: what it says replaces what"
         " the older one said (roles, networks, languages, locations)",
     )
+    change.add_argument(
+        "--plans",
+        type=Path,
+        help="a newer Plan Finder plans CSV: plans, costs, star ratings and service areas"
+        " replaced in place (the plan-by-ZIP, plan-by-county, star rating and plan page files"
+        " beside it are read too, unless named)",
+    )
+    _plan_side_flags(parser)
     _plan_net_name(parser)
     _join_flags(parser)
     parser.description = (

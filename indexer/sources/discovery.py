@@ -8,6 +8,12 @@ from fnmatch import fnmatch
 from pathlib import Path
 
 _RANGE = re.compile(r"_([0-9]{8})-[0-9]{8}")
+# The Plan Finder's and the star ratings' file names.
+_PLANS = "*plan_finder_*_plans.csv*"
+_PLAN_COUNTY = "*plan_county*.csv*"
+_ZIP_PLAN = "*zip_plan*.csv*"
+_STAR_RATINGS = "*star_ratings*.csv*"
+_PLAN_DETAILS = "*plan_details*.ndjson*"
 
 
 def _first_date(name: str) -> str:
@@ -47,6 +53,25 @@ class SourceFiles:
         return found
 
     @classmethod
+    def discover_plans(cls, directory: Path) -> SourceFiles:
+        """The Plan Finder and star rating files of a directory (no NPPES or NUCC file)."""
+        names = sorted(path for path in directory.iterdir() if path.is_file())
+
+        def last(pattern: str) -> Path | None:
+            found = [p for p in names if fnmatch(p.name.lower(), pattern)]
+            return found[-1] if found else None
+
+        return cls(
+            nppes=None,
+            nucc=directory,
+            plans=last(_PLANS),
+            plan_county=last(_PLAN_COUNTY),
+            zip_plan=last(_ZIP_PLAN),
+            star_ratings=last(_STAR_RATINGS),
+            plan_details=last(_PLAN_DETAILS),
+        )
+
+    @classmethod
     def discover(cls, directory: Path) -> SourceFiles:
         """Find the source files in a directory by their CMS/NUCC/Plan Finder file names."""
         names = sorted(path for path in directory.iterdir() if path.is_file())
@@ -77,10 +102,10 @@ class SourceFiles:
             nucc=required("nucc_taxonomy*.csv"),
             dac=every("*dac*.csv*", "*physician_compare*.csv*", "*doctors_and_clinicians*.csv*"),
             hospitals=last("hospital_general_information*.csv*"),
-            plans=last("*plan_finder_*_plans.csv*"),
-            plan_county=last("*plan_county*.csv*"),
-            zip_plan=last("*zip_plan*.csv*"),
-            star_ratings=last("*star_ratings*.csv*"),
-            plan_details=last("*plan_details*.ndjson*"),
+            plans=last(_PLANS),
+            plan_county=last(_PLAN_COUNTY),
+            zip_plan=last(_ZIP_PLAN),
+            star_ratings=last(_STAR_RATINGS),
+            plan_details=last(_PLAN_DETAILS),
             coverage=every("coverage*.csv*"),
         )

@@ -18,6 +18,7 @@ from core.plans import canonical_bid_id
 from indexer.sources.csvfiles import read_rows
 
 PLAN_YEAR = 2026
+PLAN_FINDER = "plan-finder"  # the source of the plans read from the Plan Finder files
 
 STATE_CODES: dict[str, str] = {
     "ALABAMA": "AL", "ALASKA": "AK", "ARIZONA": "AZ", "ARKANSAS": "AR", "CALIFORNIA": "CA",
@@ -85,7 +86,7 @@ def _plan_doc(bid: str, name: str, organization: str, plan_type: str, snp: str) 
         snpType=snp or None,
         states=[],
         payerPlanId=None,
-        source="plan-finder",
+        source=PLAN_FINDER,
     )
 
 

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-UpdateKind = Literal["nppes", "coverage", "plan-net"]
+UpdateKind = Literal["nppes", "coverage", "plan-net", "plans"]
 # Every row of a file ends as exactly one of these (or rejected with a reason).
 NPPES_OUTCOMES = ("added", "changed", "reactivated", "deactivated", "unchanged", "stale")
 COVERAGE_OUTCOMES = ("added", "changed", "removed", "unchanged")

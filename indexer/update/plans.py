@@ -1,0 +1,99 @@
+"""``provider-indexer update --plans FILE``: a newer Plan Finder plan file (with the plan-by-ZIP,
+plan-by-county, star rating and plan page files beside it or named) applied to the live
+version's plans in place.
+
+Every plan of the files ends as one outcome: **added**, **changed** (its costs, rating, area or
+names differ), **unchanged**; a Plan Finder plan of the same contract years that the files no
+longer list is removed (counted in ``removed``). Rows the readers cannot use are rejected with their reason, as a
+load rejects them. Plans a payer's Plan-Net directory names (``source: plan-net:...``) are left
+as they are. The plans become visible in one refresh; run again after a failure, it completes
+what is missing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import orjson
+from elasticsearch.helpers import async_scan
+
+from core.index_contract import plan_doc_id
+from core.plan_offers import OfferedPlanDoc
+from indexer.assembly.plans import PLAN_FINDER, read_offered_plans
+from indexer.sources.discovery import SourceFiles
+from indexer.update import indexed as current
+from indexer.update.live_version import visible_together
+from indexer.update.options import UpdateOptions, update_session
+from indexer.update.report import UpdateReport
+from indexer.write.bulk import Action, Origin, action_lines, bulk_index
+from indexer.write.rejects import Rejects
+
+
+def plan_files(plans: Path, given: SourceFiles | None = None) -> SourceFiles:
+    """The plan file and the Plan Finder files beside it, unless named (``given``)."""
+    beside = SourceFiles.discover_plans(plans.parent)
+    named = given or SourceFiles(nppes=None, nucc=plans)
+    return replace(
+        beside,
+        plans=plans,
+        plan_county=named.plan_county or beside.plan_county,
+        zip_plan=named.zip_plan or beside.zip_plan,
+        star_ratings=named.star_ratings or beside.star_ratings,
+        plan_details=named.plan_details or beside.plan_details,
+    )
+
+
+async def _indexed_plans(es: Any, index: str, years: set[int]) -> dict[str, dict[str, Any]]:
+    query = {
+        "query": {
+            "bool": {
+                "filter": [
+                    {"term": {"source": PLAN_FINDER}},
+                    {"terms": {"contractYear": sorted(years)}},
+                ]
+            }
+        }
+    }
+    return {hit["_id"]: hit["_source"] async for hit in async_scan(es, index=index, query=query)}
+
+
+def _rejecting(report: UpdateReport, rejects: Rejects) -> Any:
+    def reject(source: str, row: int | None, npi: str, reason: str) -> None:
+        report.rows_read += 1
+        report.rejected[reason] += 1
+        rejects.add(source, row, npi, reason)
+
+    return reject
+
+
+async def update_plans(es: Any, sources: SourceFiles, options: UpdateOptions) -> UpdateReport:
+    """Apply newer Plan Finder files to the live version's plans; returns the report."""
+    if sources.plans is None:
+        raise ValueError("update --plans needs a Plan Finder plans file")
+    async with update_session(es, "plans", sources.plans, options) as (live, report, rejects):
+        index = live.indices["plans"]
+        plans: list[OfferedPlanDoc] = read_offered_plans(sources, _rejecting(report, rejects))
+        years = {plan["contractYear"] for plan in plans}
+        indexed = await _indexed_plans(es, index, years) if years else {}
+        actions: list[Action] = []
+        origin = Origin(sources.plans.name, 0, "")
+        for plan in plans:
+            report.rows_read += 1
+            doc_id = plan_doc_id(plan["contractYear"], plan["bidId"] or "")
+            old = indexed.pop(doc_id, None)
+            if old == current.as_indexed(plan):
+                report.outcomes["unchanged"] += 1
+                continue
+            report.outcomes["added" if old is None else "changed"] += 1
+            actions.append((action_lines("index", index)(doc_id), orjson.dumps(plan), origin))
+        for doc_id in indexed:  # listed before, not any more (no row of the files)
+            report.removed += 1
+            actions.append((action_lines("delete", index)(doc_id), b"", origin))
+        async with visible_together(es, [index]):
+            result = await bulk_index(es, actions)
+        for failure in result.failed:
+            report.rejected["bulk_error"] += 1
+            rejects.add(sources.plans.name, 0, "", f"bulk_error: {failure.reason}")
+    return report

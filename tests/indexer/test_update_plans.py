@@ -1,0 +1,75 @@
+"""``update --plans``: newer Plan Finder files applied in place, each plan's outcome, and the
+answers of the plan endpoints afterwards (expectations from the edited files)."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+from pathlib import Path
+
+from elasticsearch import AsyncElasticsearch
+
+from core.index_contract import IndexNames
+from indexer.load.run import LoadOptions, SourceFiles, load
+from indexer.update.options import UpdateOptions
+from indexer.update.plans import plan_files, update_plans
+from service.web.app import create_app
+from service.web.auth import mint_token
+from service.web.settings import ALL_SCOPES
+from tests.conftest import SAMPLE_DIR, SAMPLE_TODAY, ApiClient, ClientFactory, settings_for
+
+PLANS = "medicare_plan_finder_2026_plans.csv"
+GEOGRAPHY = ("medicare_plan_finder_2026_zip_plan.csv", "medicare_plan_finder_2026_plan_county.csv")
+
+
+def _edit(path: Path, keep: object, change: object = None) -> int:
+    """Rewrite a CSV keeping the rows ``keep`` accepts, each passed through ``change``."""
+    with open(path, encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle)
+        fields, rows = reader.fieldnames or [], list(reader)
+    kept = [change(r) if change else r for r in rows if keep(r)]  # type: ignore[operator]
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fields)
+        writer.writeheader()
+        writer.writerows(kept)
+    return len(rows) - len(kept)
+
+
+async def test_a_newer_plan_file_changes_and_removes_plans_in_place(
+    aiohttp_client: ClientFactory,
+    es: AsyncElasticsearch,
+    es_url: str,
+    index_names: IndexNames,
+    sample_sources: SourceFiles,
+    tmp_path: Path,
+) -> None:
+    await load(es, sample_sources, LoadOptions(names=index_names, reject_file=tmp_path / "r.csv"))
+    newer = tmp_path / "newer"
+    newer.mkdir()
+    for path in SAMPLE_DIR.iterdir():
+        if "plan_finder" in path.name or "star_ratings" in path.name:
+            shutil.copy(path, newer / path.name)
+    rows = list(csv.DictReader((newer / PLANS).read_text(encoding="utf-8").splitlines()))
+    repriced, dropped = rows[0]["bid_id"], rows[1]["bid_id"]
+
+    def new_price(row: dict[str, str]) -> dict[str, str]:
+        return {**row, "total_monthly_premium": "$42.50"} if row["bid_id"] == repriced else row
+
+    assert _edit(newer / PLANS, lambda r: r["bid_id"] != dropped, new_price) == 1
+    for name in GEOGRAPHY:
+        _edit(newer / name, lambda r: r["bid_id"] != dropped)
+
+    options = UpdateOptions(names=index_names, reject_file=tmp_path / "rejects.csv")
+    report = await update_plans(es, plan_files(newer / PLANS), options)
+    assert report.accounted and report.removed == 1
+    assert report.outcomes["changed"] == 1 and report.outcomes["added"] == 0
+    assert report.outcomes["unchanged"] == len(rows) - 2
+    again = await update_plans(es, plan_files(newer / PLANS), options)
+    assert again.removed == 0 and set(again.outcomes) == {"unchanged"}
+
+    settings = settings_for(es_url, index_names)
+    api: ApiClient = await aiohttp_client(create_app(settings, today=lambda: SAMPLE_TODAY))
+    auth = {"Authorization": f"Bearer {mint_token(settings, scopes=ALL_SCOPES)}"}
+    plan = await (await api.get(f"/v2/plans/{repriced}", headers=auth)).json()
+    assert plan["monthlyPremium"] == 42.5
+    assert (await api.get(f"/v2/plans/{dropped}", headers=auth)).status == 404
