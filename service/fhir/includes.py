@@ -23,6 +23,7 @@ PLAN_INCLUDES = {
     "InsurancePlan:owned-by": "ownedBy",
     "InsurancePlan:administered-by": "administeredBy",
     "Organization:partof": "partOf",
+    "InsurancePlan:coverage-area": "coverageArea",
 }
 # Brought along by another step: published resources (service.fhir.published_search), a
 # payer's plans and a network's roles (service.fhir.search).
@@ -109,9 +110,10 @@ def plan_references(search: Search, resource: Resource, plans: PlanIndex) -> lis
     found = []
     for name in search.includes:
         element = resource.get(elements.get(name, ""))
-        target = plans.get(element["reference"]) if isinstance(element, dict) else None
-        if target is not None:
-            found.append(target)
+        pointers = element if isinstance(element, list) else [element] if element else []
+        found += [
+            plans[pointer["reference"]] for pointer in pointers if pointer["reference"] in plans
+        ]
     for name in search.revincludes:  # a payer's plans
         if name.startswith("InsurancePlan:"):
             element = elements[name]

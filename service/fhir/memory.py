@@ -25,11 +25,12 @@ def _holds(clause: Clause, index: int, resource: Resource, everything: Index) ->
     value = clause.values[index]
     head, dot, tail = clause.name.partition(".")
     terms = search_terms(resource)
-    if dot:  # a chain: the referenced resource's parameter
-        target = everything.get(next(iter(terms.get(head, [])), ""))
-        if target is None:
-            return False
-        return matches(search_terms(target).get(tail, []), value, clause.modifier)
+    if dot:  # a chain: a parameter of one of the referenced resources
+        targets = [everything[ref] for ref in terms.get(head, []) if ref in everything]
+        return any(
+            matches(search_terms(target).get(tail, []), value, clause.modifier)
+            for target in targets
+        )
     found = terms.get(clause.name, [])
     kind = clause.param.type
     if kind == "date":

@@ -195,7 +195,8 @@ PARAMETERS: Final[dict[ResourceType, dict[str, Param]]] = {
         "administered-by.name": Param("string", None, "administeredBy.name"),
         "administered-by.partof": Param("reference", None, "administeredBy.partOf"),
         "owned-by.partof": Param("reference", None, "ownedBy.partOf"),
-        "coverage-area": absent("reference", "coverageArea"),
+        "coverage-area": Param("reference", None, "coverageArea"),
+        "coverage-area.address-state": Param("string", None, "coverageArea.address.state"),
         "plan-type": absent("token", "plan.type"),
     },
 }
@@ -224,7 +225,6 @@ POINTING_NOWHERE: Final = frozenset(
         "Organization:coverage-area",
         "Location:endpoint",
         "Location:partof",
-        "InsurancePlan:coverage-area",
         "OrganizationAffiliation:primary-organization",
         "OrganizationAffiliation:service",
         "OrganizationAffiliation:endpoint",
@@ -249,7 +249,10 @@ INCLUDES: Final[dict[ResourceType, tuple[str, ...]]] = {
     "Organization": _with_nowhere("Organization", "Organization:partof"),
     "Location": _with_nowhere("Location", "Location:organization"),
     "InsurancePlan": _with_nowhere(
-        "InsurancePlan", "InsurancePlan:owned-by", "InsurancePlan:administered-by"
+        "InsurancePlan",
+        "InsurancePlan:owned-by",
+        "InsurancePlan:administered-by",
+        "InsurancePlan:coverage-area",
     ),
     "OrganizationAffiliation": _with_nowhere(
         "OrganizationAffiliation",

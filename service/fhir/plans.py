@@ -9,11 +9,13 @@ searched in memory (``service.fhir.memory``) rather than through a query per par
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
-from core.documents import Plan
+from core.documents import Json, Plan
 from core.fhir_terms import fhir_id
 from core.network import network_key
 from core.plan_net_codes import BID_ID_SYSTEM, CODE_SYSTEMS, ORG_TYPE_SYSTEM, profile
+from core.plan_offers import AreaCounty
 from core.plans import plan_key
 from core.text import normalize
 from service.fhir.elements import DATA_ABSENT, reference
@@ -24,6 +26,9 @@ PRODUCT_TYPE_SYSTEM = CODE_SYSTEMS + "InsuranceProductTypeCS"
 MEDICARE_ADVANTAGE = ("mediadv", "Medicare Advantage")
 PAYER = ("payer", "Payer")
 NETWORK = ("ntwk", "Network")
+COUNTY_FIPS_SYSTEM = "urn:oid:2.16.840.1.113883.6.93"  # FIPS 6-4 county codes
+LOCATION_TYPE_SYSTEM = "http://terminology.hl7.org/CodeSystem/location-physical-type"
+JURISDICTION = ("jdn", "Jurisdiction")
 
 
 @dataclass(frozen=True)
@@ -55,6 +60,30 @@ class PlanRecord:
     @property
     def network_name(self) -> str:
         return f"{self.plan['planName'] or self.id} network"
+
+    @property
+    def counties(self) -> list[AreaCounty]:
+        """Where a Plan Finder plan is sold (its stored service area); none for a payer's."""
+        area = cast(Json, self.plan).get("serviceArea") or {}
+        return list(area.get("counties", []))
+
+
+def county_location_id(fips: str) -> str:
+    return f"county-{fips}"
+
+
+def county_location(county: AreaCounty, record: PlanRecord) -> Resource:
+    """A county a plan is sold in, as a Plan-Net Location (an area, not a practice site)."""
+    return {
+        "resourceType": "Location",
+        "id": county_location_id(county["fips"]),
+        "meta": _meta("Location", record),
+        "identifier": [{"system": COUNTY_FIPS_SYSTEM, "value": county["fips"]}],
+        "status": "active",
+        "name": f"{county['name']}, {county['state']}",
+        "physicalType": _coding(LOCATION_TYPE_SYSTEM, JURISDICTION),
+        "address": {"district": county["name"], "state": county["state"], "country": "US"},
+    }
 
 
 def _meta(name: str, record: PlanRecord) -> Resource:
@@ -94,6 +123,12 @@ def insurance_plan(record: PlanRecord) -> Resource:
     }
     if plan["planType"]:
         resource["plan"] = [{"type": {"text": plan["planType"]}}]
+    areas = [
+        reference("Location", county_location_id(c["fips"]), f"{c['name']}, {c['state']}")
+        for c in record.counties
+    ]
+    if areas:
+        resource["coverageArea"] = areas
     return resource
 
 
@@ -147,6 +182,11 @@ def search_terms(resource: Resource) -> dict[str, list[str]]:
     ):
         if element in resource:
             terms[name] = [resource[element]["reference"]]
+    terms["coverage-area"] = [area["reference"] for area in resource.get("coverageArea", [])]
+    if resource["resourceType"] == "Location":  # a county: what its address parameters match
+        address = resource["address"]
+        terms["address-state"] = [normalize(address["state"])]
+        terms["address"] = [normalize(address["district"]), normalize(address["state"])]
     return terms
 
 
@@ -158,7 +198,13 @@ class PlanResources:
         self.insurance_plans = [insurance_plan(r) for r in records]
         payers = {r.payer_id: payer(r) for r in records}
         self.organizations = [*payers.values(), *(network(r) for r in records)]
+        counties = {
+            county["fips"]: county_location(county, record)
+            for record in records
+            for county in record.counties
+        }
+        self.areas = list(counties.values())
         self.index: dict[str, Resource] = {
             f"{r['resourceType']}/{r['id']}": r
-            for r in (*self.insurance_plans, *self.organizations)
+            for r in (*self.insurance_plans, *self.organizations, *self.areas)
         }

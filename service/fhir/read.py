@@ -12,7 +12,7 @@ from service.errors import ResourceNotFound
 from service.fhir import store
 from service.fhir.hits import hit_of
 from service.fhir.models import PUBLISHED_TYPES, Resource, ResourceType
-from service.fhir.plans import PlanResources
+from service.fhir.plans import PlanResources, county_location_id
 from service.fhir.published import published_resource
 from service.fhir.query import HIT_SOURCE
 from service.fhir.resources import location, resource_of, serves
@@ -21,6 +21,11 @@ from service.fhir.resources import location, resource_of, serves
 async def read_resource(
     es: AsyncElasticsearch, names: IndexNames, kind: ResourceType, resource_id: str, today: date
 ) -> Resource:
+    if kind == "Location" and resource_id.startswith(county_location_id("")):
+        areas = PlanResources(await store.plans(es, names)).index
+        if f"Location/{resource_id}" not in areas:
+            raise ResourceNotFound(kind, resource_id)
+        return areas[f"Location/{resource_id}"]
     if kind == "Location":
         return await _location(es, names, resource_id)
     if kind in PUBLISHED_TYPES:

@@ -201,3 +201,35 @@ async def test_networks_and_payers_bring_their_members_and_plans(api: ApiClient)
     )
     plans = {r["id"] for r in F.entries(pages, "include")}
     assert plans == {_plan_id(r["bid_id"]) for r in _plan_rows() if r["contract_id"] == contract}
+
+
+def _hillsborough_plans() -> set[str]:
+    """Plans the Plan Finder files sell in Hillsborough County, NH (FIPS 33011): its ZIPs' rows
+    (the ZIP file names the county's code) and its rows of the county file."""
+    with open(SAMPLE_DIR / "medicare_plan_finder_2026_zip_plan.csv", encoding="utf-8") as handle:
+        by_zip = {r["bid_id"] for r in csv.DictReader(handle) if r["fips"] == "33011"}
+    with open(SAMPLE_DIR / "medicare_plan_finder_2026_plan_county.csv", encoding="utf-8") as f:
+        by_county = {
+            r["bid_id"]
+            for r in csv.DictReader(f)
+            if r["state_dir"] == "NH" and r["county"] == "Hillsborough"
+        }
+    return {_plan_id(bid) for bid in by_zip | by_county}
+
+
+async def test_plans_are_found_by_the_counties_they_are_sold_in(api: ApiClient) -> None:
+    area = [("coverage-area", "Location/county-33011")]
+    assert set(await F.found_ids(api, "InsurancePlan", area)) == _hillsborough_plans()
+    pages = await F.walk(api, "InsurancePlan", [*area, ("_include", "InsurancePlan:coverage-area")])
+    counties = {r["id"]: r for r in F.entries(pages, "include")}
+    assert "county-33011" in counties
+    for resource in [*F.entries(pages), *counties.values()]:
+        F.check_resource(resource)
+    county = counties["county-33011"]
+    assert county["name"] == "Hillsborough County, NH"
+    assert county["address"] == {"district": "Hillsborough County", "state": "NH", "country": "US"}
+    read = await api.get("/fhir/Location/county-33011")
+    assert read.status == 200 and (await read.json()) == county
+    assert (await api.get("/fhir/Location/county-99999")).status == 404
+    in_state = await F.found_ids(api, "InsurancePlan", [("coverage-area.address-state", "NH")])
+    assert _hillsborough_plans() <= set(in_state)
