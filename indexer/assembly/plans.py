@@ -6,6 +6,7 @@ from __future__ import annotations
 from core.counties import county
 from core.documents import Plan
 from core.plan_offers import SNP_MARKERS, AreaCounty, OfferedPlanDoc, StarRating
+from indexer.sources.csvfiles import open_binary, read_rows
 from indexer.sources.discovery import SourceFiles
 from indexer.sources.plan_areas import PlanArea, read_service_areas
 from indexer.sources.plan_facts import PlanCosts, read_plan_costs, read_star_ratings
@@ -50,7 +51,7 @@ def offered_plan(
     }
 
 
-__all__ = ["PLAN_FINDER", "offered_plan", "read_offered_plans", "snp_type"]
+__all__ = ["PLAN_FINDER", "offered_plan", "plan_file_rows", "read_offered_plans", "snp_type"]
 
 
 def read_offered_plans(sources: SourceFiles, reject: Reject) -> list[OfferedPlanDoc]:
@@ -73,3 +74,15 @@ def read_offered_plans(sources: SourceFiles, reject: Reject) -> list[OfferedPlan
         for plan in plans
         if (bid := plan["bidId"] or "")
     ]
+
+
+def plan_file_rows(sources: SourceFiles) -> dict[str, int]:
+    """Rows (records) of each Plan Finder and star rating file, for the load report."""
+    counted: dict[str, int] = {}
+    for path in (sources.plans, sources.plan_county, sources.zip_plan, sources.star_ratings):
+        if path is not None:
+            counted[path.name] = sum(1 for _ in read_rows(path, {})[1])
+    if sources.plan_details is not None:
+        with open_binary(sources.plan_details) as handle:
+            counted[sources.plan_details.name] = sum(1 for line in handle if line.strip())
+    return counted

@@ -19,7 +19,7 @@ from elasticsearch import AsyncElasticsearch
 from core.geo import lookup_zip
 from core.index_contract import IndexKind, IndexNames
 from indexer import provenance, versions
-from indexer.assembly.plans import read_offered_plans
+from indexer.assembly.plans import plan_file_rows, read_offered_plans
 from indexer.load import preflight
 from indexer.load.pipeline import ActionStream, SideTables
 from indexer.load.replicas import CopiesUnavailable, check_replicas, wait_for_copies
@@ -67,6 +67,7 @@ def read_side_tables(sources: SourceFiles, rejects: Rejects, report: LoadReport)
     hospitals = read_hospitals(sources.hospitals) if sources.hospitals else {}
     dac = read_dac(sources.dac, hospitals, rejects.add) if sources.dac else DacTable({}, {}, {})
     plans = read_offered_plans(sources, rejects.add)
+    report.source_rows.update(plan_file_rows(sources))
     report.source_rows[sources.nucc.name] = len(nucc)
     if sources.hospitals:
         report.source_rows[sources.hospitals.name] = len(hospitals)

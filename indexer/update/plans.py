@@ -4,10 +4,10 @@ version's plans in place.
 
 Every plan of the files ends as one outcome: **added**, **changed** (its costs, rating, area or
 names differ), **unchanged**; a Plan Finder plan of the same contract years that the files no
-longer list is removed (counted in ``removed``). Rows the readers cannot use are rejected with their reason, as a
-load rejects them. Plans a payer's Plan-Net directory names (``source: plan-net:...``) are left
-as they are. The plans become visible in one refresh; run again after a failure, it completes
-what is missing.
+longer list is removed (counted in ``removed``). Rows the readers cannot use are rejected with
+their reason, as a load rejects them. Plans a payer's Plan-Net directory names (``source:
+plan-net:...``) are left as they are. The plans become visible in one refresh; run again after
+a failure, it completes what is missing.
 """
 
 from __future__ import annotations

@@ -1,0 +1,120 @@
+"""Plans-for-my-doctors benchmark: ``POST /v2/plans/search`` for a ZIP and three doctors
+through the service vs. the Elasticsearch requests it makes for that question (the area's
+multi-search, then the network check of the page's plans no doctor's row names), sent straight
+to Elasticsearch one after the other, in the same run.
+
+Usage (an index with plans and coverage loaded under --prefix):
+    python -m bench.plans_bench --es-url URL --prefix PREFIX [--zip 29201] [--seconds 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from collections.abc import Awaitable
+from datetime import UTC, datetime
+from typing import Any
+
+import aiohttp
+import orjson
+
+from bench.harness import (
+    answered,
+    harness_parser,
+    parse_harness_args,
+    print_comparison,
+    running_service,
+)
+from core.index_contract import IndexNames
+from core.plan_offers import ZIPS_FIELD
+from service.coverage.query import multi_search_body, network_searches
+from service.plans.models import PlanSearchRequest
+from service.plans.query import plan_searches
+from service.storage import WHOLE_ANSWERS_ONLY
+from service.web.auth import mint_token
+from service.web.settings import Settings
+
+
+async def _post(http: aiohttp.ClientSession, url: str, body: Any) -> Any:
+    async with http.post(url, json=body) as response:
+        return await response.json()
+
+
+async def doctors(es_url: str, names: IndexNames, zip_code: str, count: int) -> list[str]:
+    """The NPIs the coverage index puts in most of the ZIP's plans."""
+    async with aiohttp.ClientSession() as http:
+        plans = await _post(
+            http,
+            f"{es_url}/{names.alias('plans')}/_search",
+            {"size": 2000, "query": {"term": {ZIPS_FIELD: zip_code}}, "_source": ["bidId"]},
+        )
+        bids = [hit["_source"]["bidId"] for hit in plans["hits"]["hits"]]
+        rows = await _post(
+            http,
+            f"{es_url}/{names.alias('coverage')}/_search",
+            {
+                "size": 0,
+                "query": {"terms": {"bidId": bids}},
+                "aggs": {"npis": {"terms": {"field": "npi", "size": count}}},
+            },
+        )
+    return [bucket["key"] for bucket in rows["aggregations"]["npis"]["buckets"]]
+
+
+def ndjson(lines: list[dict[str, Any]]) -> bytes:
+    return b"".join(orjson.dumps(line) + b"\n" for line in lines)
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    names = IndexNames(args.prefix)
+    npis = await doctors(args.es_url, names, args.zip, args.npis)
+    body = {"zip": args.zip, "npis": [{"npi": n} for n in npis], "pageSize": args.page_size}
+    request = PlanSearchRequest.model_validate_json(orjson.dumps(body))
+    year = datetime.now(UTC).year
+    area_body = ndjson(plan_searches(request, year, names, WHOLE_ANSWERS_ONLY))
+    token = mint_token(Settings())
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+    es_headers = {"Content-Type": "application/x-ndjson"}
+    async with running_service(args) as service_url, aiohttp.ClientSession() as http:
+        first = await (
+            await http.post(f"{service_url}/v2/plans/search", json=body, headers=headers)
+        ).json()
+        async with http.post(
+            f"{args.es_url}/_msearch", data=area_body, headers=es_headers
+        ) as response:
+            rows = (await response.json())["responses"][-1]["hits"]["hits"]
+        named = {row["_source"]["bidId"] for row in rows}  # as service.plans.rank.without_rows
+        unnamed = [p["bidId"] for p in first["results"] if p["bidId"] not in named]
+        check_body = ndjson(
+            multi_search_body(network_searches(names, year, unnamed), WHOLE_ANSWERS_ONLY)
+        )
+        service_body = orjson.dumps(body)
+
+        def via_service(_: int) -> Awaitable[bool]:
+            return answered(http, f"{service_url}/v2/plans/search", service_body, headers)
+
+        async def direct(_: int) -> bool:
+            area = await answered(http, f"{args.es_url}/_msearch", area_body, es_headers)
+            if not unnamed:
+                return area
+            return area and await answered(http, f"{args.es_url}/_msearch", check_body, es_headers)
+
+        title = (
+            f"plans/search: ZIP {args.zip}, {first['totalCount']} plans, {len(npis)} NPIs, page"
+            f" of {args.page_size} ({len(unnamed)} plans network-checked); {args.seconds:.0f} s"
+            " per run"
+        )
+        arms = [("service plans/search", via_service), ("elasticsearch msearch(es)", direct)]
+        await print_comparison(title, args, arms, 1, warm_up_clients=2)
+
+
+def main() -> None:
+    parser = harness_parser(__doc__, levels=[1, 16], port=8097)
+    parser.add_argument("--zip", default="29201")
+    parser.add_argument("--npis", type=int, default=3)
+    parser.add_argument("--page-size", type=int, default=20)
+    asyncio.run(main_async(parse_harness_args(parser)))
+
+
+if __name__ == "__main__":
+    main()
