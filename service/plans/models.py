@@ -140,7 +140,7 @@ class PlanMatch(OfferedPlan):
 
 
 @with_config(CLOSED)
-class NoResults(TypedDict):
+class NoPlanResults(TypedDict):
     code: Literal["no_plan_offered", "no_plan_matches"]
     detail: str
 
@@ -154,7 +154,7 @@ class PlanSearchResponse(TypedDict):
     pageSize: int
     results: list[PlanMatch]
     nextCursor: str | None
-    noResults: Annotated[NoResults | None, Field(description="why no plan is answered")]
+    noResults: Annotated[NoPlanResults | None, Field(description="why no plan is answered")]
 
 
 @with_config(CLOSED)

@@ -14,14 +14,14 @@ from core.plan_offers import OfferedPlan
 from service.errors import AreaNotFound
 from service.plans.area import resolve_area
 from service.plans.cursor import decode_cursor, encode_cursor
-from service.plans.models import NoResults, PlanSearchRequest, PlanSearchResponse
+from service.plans.models import NoPlanResults, PlanSearchRequest, PlanSearchResponse
 from service.plans.query import plan_searches
 from service.plans.rank import in_order, with_statuses, without_rows
 from service.plans.store import read_area, read_networks
 from service.storage import WHOLE_ANSWERS_ONLY
 
 
-def _no_results(offered: int, year: int) -> NoResults:
+def _no_results(offered: int, year: int) -> NoPlanResults:
     if offered == 0:
         return {"code": "no_plan_offered", "detail": f"no plan of {year} is offered in this area"}
     return {

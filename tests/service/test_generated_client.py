@@ -64,6 +64,8 @@ async def test_every_operation_through_the_generated_client(
             ("providers", "provider"),
             ("providers", "locations"),
             ("coverage", "coverage"),
+            ("plans", "plan_search"),
+            ("plans", "plan"),
         )
     }
     client = package.AuthenticatedClient(base_url=live_service, token=mint_token(sample_settings))
@@ -90,6 +92,18 @@ async def test_every_operation_through_the_generated_client(
         assert isinstance(plans, list) and isinstance(plans[0], models.CoveragePlan)
         assert isinstance(plans[0].as_of, date) and plans[0].as_of == SAMPLE_TODAY
         assert plans[0].providers[0].npi == npi
+
+        asked = models.PlanSearchRequest.from_dict(
+            {"zip": "03031", "npis": [{"npi": npi}], "planTypes": ["H", "R", "E", "S"]}
+        )
+        offered = await api["plan_search"].asyncio(client=session, body=asked)
+        assert isinstance(offered, models.PlanSearchResponse) and offered.total_count > 0
+        assert all(isinstance(p, models.PlanMatch) for p in offered.results)
+        assert offered.results[0].providers[0].npi == npi
+        plan = await api["plan"].asyncio(bid_id=bid, client=session)
+        assert isinstance(plan, models.PlanDetail) and plan.bid_id == bid
+        unknown = await api["plan"].asyncio(bid_id="H9999_999_000", client=session)
+        assert isinstance(unknown, models.Problem) and unknown.code == "plan_not_found"
 
         invalid = await api["provider"].asyncio(npi="100300010X", client=session)
         assert isinstance(invalid, models.Problem) and invalid.code == "invalid_npi"
