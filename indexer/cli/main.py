@@ -46,6 +46,14 @@ _FAILED = {
 }
 
 
+def _plan_side_files(args: argparse.Namespace, found: SourceFiles | None) -> dict[str, Any]:
+    """The Plan Finder files read with the plan file: as named, else as found."""
+    names = ("plan_county", "zip_plan", "star_ratings", "plan_details")
+    return {
+        name: getattr(args, name) or (getattr(found, name) if found else None) for name in names
+    }
+
+
 def _sources(args: argparse.Namespace) -> SourceFiles:
     if args.source_dir:
         found = SourceFiles.discover(args.source_dir)
@@ -59,10 +67,7 @@ def _sources(args: argparse.Namespace) -> SourceFiles:
         dac=tuple(args.dac) if args.dac else found.dac,
         hospitals=args.hospitals or found.hospitals,
         plans=args.plans or found.plans,
-        plan_county=args.plan_county or found.plan_county,
-        zip_plan=args.zip_plan or found.zip_plan,
-        star_ratings=args.star_ratings or found.star_ratings,
-        plan_details=args.plan_details or found.plan_details,
+        **_plan_side_files(args, found),
         coverage=tuple(args.coverage) if args.coverage else found.coverage,
         plan_net=args.plan_net,
         plan_net_name=args.plan_net_name,
@@ -124,14 +129,7 @@ async def _update(es: Any, names: IndexNames, args: argparse.Namespace) -> int:
     elif args.plan_net:
         report = await update_plan_net(es, args.plan_net, options, args.plan_net_name)
     elif args.plans:
-        named = SourceFiles(
-            nppes=None,
-            nucc=args.plans,
-            plan_county=args.plan_county,
-            zip_plan=args.zip_plan,
-            star_ratings=args.star_ratings,
-            plan_details=args.plan_details,
-        )
+        named = SourceFiles(nppes=None, nucc=args.plans, **_plan_side_files(args, None))
         report = await update_plans(es, plan_files(args.plans, named), options)
     else:
         report = await update_coverage(es, args.coverage, options)

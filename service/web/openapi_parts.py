@@ -29,42 +29,43 @@ def schema_ref(name: str) -> Json:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
-NPI_PARAMETER: Json = {
-    "name": "npi",
-    "in": "path",
-    "required": True,
-    "description": NPI_RULE,
-    "schema": TypeAdapter(Npi).json_schema(),
-}
-BID_ID_PARAMETER: Json = {
-    "name": "bidId",
-    "in": "path",
-    "required": True,
-    "description": "contract letter + 4 digits, 3-digit plan, optional 3-digit segment",
-    "schema": TypeAdapter(BidId).json_schema(),
-}
-CONTRACT_YEAR_PARAMETER: Json = {
-    "name": "contractYear",
-    "in": "query",
-    "required": False,
-    "description": "the plan year (default: the year of the service's day)",
-    "schema": TypeAdapter(ContractYear).json_schema(),
-}
-REQUEST_ID_PARAMETER: Json = {
-    "name": "X-Request-ID",
-    "in": "header",
-    "required": False,
-    "description": "echoed back; 1-128 of A-Z a-z 0-9 . _ : - (anything else is replaced by a "
-    "generated id)",
-    "schema": {"type": "string"},
-}
-IF_NONE_MATCH_PARAMETER: Json = {
-    "name": "If-None-Match",
-    "in": "header",
-    "required": False,
-    "description": "ETag(s) of a copy you hold, or *: answered 304 when still current",
-    "schema": {"type": "string"},
-}
+def parameter(name: str, where: str, description: str, schema: Json) -> Json:
+    """An operation parameter; a path one is required, any other optional."""
+    return {
+        "name": name,
+        "in": where,
+        "required": where == "path",
+        "description": description,
+        "schema": schema,
+    }
+
+
+NPI_PARAMETER = parameter("npi", "path", NPI_RULE, TypeAdapter(Npi).json_schema())
+BID_ID_PARAMETER = parameter(
+    "bidId",
+    "path",
+    "contract letter + 4 digits, 3-digit plan, optional 3-digit segment",
+    TypeAdapter(BidId).json_schema(),
+)
+CONTRACT_YEAR_PARAMETER = parameter(
+    "contractYear",
+    "query",
+    "the plan year (default: the year of the service's day)",
+    TypeAdapter(ContractYear).json_schema(),
+)
+_STRING = {"type": "string"}
+REQUEST_ID_PARAMETER = parameter(
+    "X-Request-ID",
+    "header",
+    "echoed back; 1-128 of A-Z a-z 0-9 . _ : - (anything else is replaced by a generated id)",
+    _STRING,
+)
+IF_NONE_MATCH_PARAMETER = parameter(
+    "If-None-Match",
+    "header",
+    "ETag(s) of a copy you hold, or *: answered 304 when still current",
+    _STRING,
+)
 
 
 @dataclass(frozen=True)
