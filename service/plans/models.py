@@ -125,11 +125,22 @@ class Area(TypedDict):
 
 
 @with_config(CLOSED)
+class PlanProviderStatus(ProviderStatus):
+    acceptingNewPatients: Annotated[
+        bool | None,
+        Field(
+            description="true when an in-network location takes new patients, false when every"
+            " in-network location with a known answer does not, null when nobody says"
+        ),
+    ]
+
+
+@with_config(CLOSED)
 class PlanMatch(OfferedPlan):
     """A plan offered in the area, with the network status of each asked NPI."""
 
     providers: Annotated[
-        list[ProviderStatus],
+        list[PlanProviderStatus],
         Field(
             description="one per asked NPI, by the coverage check's rule on the same day; a plan"
             " with no participation rows for an NPI answers it `out_of_network` with reason"

@@ -8,6 +8,7 @@ from datetime import date
 
 from core.plan_offers import OfferedPlan
 from service.coverage.evaluate import StoredFacts, statuses
+from service.coverage.models import ProviderStatus
 from service.plans.models import PlanMatch, PlanSearchRequest, PlanSort
 
 SortKey = Callable[[PlanMatch], tuple[float, ...]]
@@ -31,6 +32,16 @@ ORDERS: dict[PlanSort, SortKey] = {
 }
 
 
+def accepting(status: ProviderStatus) -> bool | None:
+    """Whether the provider takes new patients at an in-network location (None: unknown)."""
+    said = [
+        loc["acceptingNewPatients"]
+        for loc in status["locations"]
+        if loc["networkStatus"] == "in_network" and loc["acceptingNewPatients"] is not None
+    ]
+    return any(said) if said else None
+
+
 def with_statuses(
     request: PlanSearchRequest,
     offers: list[OfferedPlan],
@@ -44,7 +55,10 @@ def with_statuses(
     return [
         {
             **offer,
-            "providers": entry["providers"],
+            "providers": [
+                {**status, "acceptingNewPatients": accepting(status)}
+                for status in entry["providers"]
+            ],
             "inNetworkCount": sum(p["networkStatus"] == "in_network" for p in entry["providers"]),
         }
         for offer, entry in zip(offers, found, strict=True)

@@ -28,6 +28,21 @@ def doctors_of(bids: set[str], count: int) -> list[str]:
     return [npi for npi, _ in Counter(r["npi"] for r in rows).most_common(count)]
 
 
+def accepting(bid: str, npi: str) -> bool | None:
+    """From the coverage file: an in-network row in force on the day says Y (True), else one
+    says N (False), else nobody says (None)."""
+    day = SAMPLE_TODAY.isoformat()
+    said = {
+        r["accepting_new_patients"]
+        for r in coverage_rows(SAMPLE_DIR)
+        if plan_files.bid(r["bid_id"]) == bid
+        and r["npi"] == npi
+        and r["network_status"] == "in_network"
+        and (r["effective_date"] or "0000") <= day < (r["termination_date"] or "9999")
+    }
+    return True if "Y" in said else False if "N" in said else None
+
+
 @pytest.mark.parametrize("zip_code", sample_zips("NH", 6) + sample_zips("SC", 6))
 async def test_a_zip_answers_the_plan_finder_plans_of_that_zip(
     plans_api: ApiClient, auth: dict[str, str], zip_code: str
@@ -108,6 +123,7 @@ async def test_statuses_equal_the_coverage_check_and_the_default_order(
     checked = {group["bidId"]: group for group in await coverage.json()}
     statuses: Counter[str] = Counter()
     reasons: set[str] = set()
+    said: set[bool | None] = set()
     for plan in plans:
         expected = [
             (p["npi"], p["networkStatus"], p["reason"]) for p in checked[plan["bidId"]]["providers"]
@@ -115,9 +131,12 @@ async def test_statuses_equal_the_coverage_check_and_the_default_order(
         got = [(p["npi"], p["networkStatus"], p["reason"]) for p in plan["providers"]]
         assert got == expected
         assert plan["inNetworkCount"] == sum(s == "in_network" for _, s, _ in got)
+        for entry in plan["providers"]:
+            assert entry["acceptingNewPatients"] == accepting(plan["bidId"], entry["npi"])
+            said.add(entry["acceptingNewPatients"])
         statuses.update(s for _, s, _ in got)
         reasons.update(r for _, _, r in got if r)
-    assert statuses["in_network"] and statuses["unknown"]
+    assert statuses["in_network"] and statuses["unknown"] and said - {None}
     # Plans whose rows name none of them: out of network when the plan has rows at all, else
     # the directory holds no network for the plan and cannot say.
     assert {"no_participation_record", "no_network_record", "provider_not_found"} <= reasons
