@@ -31,6 +31,10 @@ EXAMPLE_SEARCH = '{"query": "heart doctor", "location": "10013", "radius": 5, "p
 EXAMPLE_COVERAGE = (
     '{"contractYear": 2026, "bidIds": ["H2001-076"], "npis": [{"npi": "1003403668"}]}'
 )
+# plans sold in an NH ZIP, with two doctors of the bundled coverage file (README "Plans for my
+# doctors")
+EXAMPLE_PLANS = '{"zip": "03031", "npis": [{"npi": "1003677832"}, {"npi": "1023466729"}]}'
+EXAMPLE_BID = "H5216_059_000"
 
 
 async def _load_sample(url: str, names: IndexNames) -> None:
@@ -55,6 +59,8 @@ def _print_examples(base: str, token: str) -> None:
     json_auth = f"{auth} -H 'Content-Type: application/json'"
     print(f"  curl -s {json_auth} {base}/v2/providers/search \\\n       -d '{EXAMPLE_SEARCH}'")
     print(f"  curl -s {json_auth} {base}/v2/providers/coverage \\\n       -d '{EXAMPLE_COVERAGE}'")
+    print(f"  curl -s {json_auth} {base}/v2/plans/search \\\n       -d '{EXAMPLE_PLANS}'")
+    print(f"  curl -s {auth} {base}/v2/plans/{EXAMPLE_BID}")
     print(f"  curl -s '{base}/fhir/PractitionerRole?location.address-city=Hartford&_count=5'")
     print(f"  curl -s '{base}/fhir/PractitionerRole?_text=kardiologist&near=41.76|-72.68|10|mi'")
     print(f"  curl -s {base}/fhir/metadata   (FHIR Plan-Net API: no token needed)")
