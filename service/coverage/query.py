@@ -65,8 +65,7 @@ def multi_search_body(searches: list[Search], header: Json) -> list[Json]:
 
 
 def coverage_searches(request: CoverageRequest, names: IndexNames, header: Json) -> list[Json]:
-    """The plans, the lookup documents of the NPIs, their coverage rows, and per plan whether
-    it has any row (``network_searches``)."""
+    """The plans, the lookup documents of the NPIs and their coverage rows."""
     npis = [item.npi for item in request.npis]
     keys = [key for key, _, _ in request.plans]
     plan_ids = [plan_doc_id(request.contractYear, key) for key in keys]
@@ -76,7 +75,6 @@ def coverage_searches(request: CoverageRequest, names: IndexNames, header: Json)
             plans,
             providers_search(names, npis),
             rows_search(names, request.contractYear, npis, keys),
-            *network_searches(names, request.contractYear, keys),
         ],
         header,
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import cast
 
 from elasticsearch import AsyncElasticsearch
@@ -12,7 +13,7 @@ from core.lookup_answers import stored_answer, stored_locations
 from core.plans import plan_key
 from service.coverage.evaluate import StoredFacts
 from service.coverage.models import CoverageRequest
-from service.coverage.query import coverage_searches
+from service.coverage.query import coverage_searches, multi_search_body, network_searches
 from service.errors import BackendUnavailable
 from service.storage import WHOLE_ANSWERS_ONLY, multi_search
 
@@ -56,12 +57,29 @@ async def read_facts(
     es: AsyncElasticsearch, names: IndexNames, request: CoverageRequest
 ) -> StoredFacts:
     searches = coverage_searches(request, names, WHOLE_ANSWERS_ONLY)
-    answers = await multi_search(es, searches, LOOKUP_INDICES)
-    plans, lookups, coverage = (whole_hits(answer) for answer in answers[:3])
-    keys = [key for key, _, _ in request.plans]
-    return stored_facts(
-        [cast(Plan, hit["_source"]) for hit in plans],
-        lookups,
-        coverage,
-        networks(keys, answers[3:]),
+    plans, lookups, coverage = (
+        whole_hits(answer) for answer in await multi_search(es, searches, LOOKUP_INDICES)
     )
+    facts = stored_facts([cast(Plan, hit["_source"]) for hit in plans], lookups, coverage)
+    unnamed = without_rows(list(facts.plans), facts)
+    if not unnamed:
+        return facts
+    return replace(facts, networks=await read_networks(es, names, request.contractYear, unnamed))
+
+
+def without_rows(keys: list[str], facts: StoredFacts) -> list[str]:
+    """The plans among ``keys`` that no row read for the asked NPIs names: whether they have
+    rows at all decides between out of network and unknown (``StoredFacts.networks``)."""
+    named = {row["bidId"] for row in facts.coverage}
+    return [key for key in keys if key not in named]
+
+
+async def read_networks(
+    es: AsyncElasticsearch, names: IndexNames, year: int, keys: list[str]
+) -> frozenset[str]:
+    """The plans among ``keys`` whose participation rows of the year name anyone (a second
+    round trip, only for the plans the first one could not tell)."""
+    if not keys:
+        return frozenset()
+    searches = multi_search_body(network_searches(names, year, keys), WHOLE_ANSWERS_ONLY)
+    return networks(keys, await multi_search(es, searches, LOOKUP_INDICES))

@@ -69,14 +69,3 @@ def in_order(request: PlanSearchRequest, plans: list[PlanMatch]) -> list[PlanMat
     """The asked order; ties by bid id, so pages never overlap."""
     order = ORDERS[request.sort]
     return sorted(plans, key=lambda plan: (*order(plan), plan["bidId"] or ""))
-
-
-def without_rows(
-    request: PlanSearchRequest, plans: list[PlanMatch], facts: StoredFacts
-) -> list[str]:
-    """The plans no row of the asked NPIs names: whether they have a network at all decides
-    between out of network and unknown (``StoredFacts.networks``)."""
-    if not request.npis:
-        return []
-    named = {row["bidId"] for row in facts.coverage}
-    return [bid for plan in plans if (bid := plan["bidId"] or "") not in named]

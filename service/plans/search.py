@@ -11,13 +11,14 @@ from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import IndexNames
 from core.plan_offers import OfferedPlan
+from service.coverage.store import read_networks, without_rows
 from service.errors import AreaNotFound
 from service.plans.area import resolve_area
 from service.plans.cursor import decode_cursor, encode_cursor
 from service.plans.models import NoPlanResults, PlanSearchRequest, PlanSearchResponse
 from service.plans.query import plan_searches
-from service.plans.rank import in_order, with_statuses, without_rows
-from service.plans.store import read_area, read_networks
+from service.plans.rank import in_order, with_statuses
+from service.plans.store import read_area
 from service.storage import WHOLE_ANSWERS_ONLY
 
 
@@ -43,7 +44,8 @@ async def search_plans(
     plans = in_order(request, with_statuses(request, found.offers, found.facts, year, today))
     end = offset + request.pageSize
     page = plans[offset:end]
-    checked = await read_networks(es, names, year, without_rows(request, page, found.facts))
+    unnamed = without_rows([p["bidId"] or "" for p in page], found.facts) if request.npis else []
+    checked = await read_networks(es, names, year, unnamed)
     if checked:
         facts = replace(found.facts, networks=checked)
         page = with_statuses(

@@ -12,14 +12,8 @@ from core.documents import Json, Plan
 from core.index_contract import IndexNames, plan_doc_id
 from core.plan_offers import OFFER_FIELDS, OfferedPlan
 from service.coverage.evaluate import StoredFacts
-from service.coverage.query import multi_search_body, network_searches
-from service.coverage.store import networks, stored_facts, whole_hits
-from service.storage import (
-    WHOLE_ANSWERS_ONLY,
-    document_missing,
-    elasticsearch_errors,
-    multi_search,
-)
+from service.coverage.store import stored_facts, whole_hits
+from service.storage import document_missing, elasticsearch_errors, multi_search
 
 PLANS_INDEX = "the plans index"
 
@@ -38,16 +32,6 @@ async def read_area(es: AsyncElasticsearch, searches: list[Json]) -> AreaFacts:
     lookups, rows = (whole_hits(a) for a in answers[2:]) if len(answers) > 2 else ([], [])
     plans = [cast(Plan, offer) for offer in offers]
     return AreaFacts(offers, offered, stored_facts(plans, list(lookups), list(rows)))
-
-
-async def read_networks(
-    es: AsyncElasticsearch, names: IndexNames, year: int, keys: list[str]
-) -> frozenset[str]:
-    """The plans among ``keys`` whose participation rows of the year name anyone."""
-    if not keys:
-        return frozenset()
-    searches = multi_search_body(network_searches(names, year, keys), WHOLE_ANSWERS_ONLY)
-    return networks(keys, await multi_search(es, searches, PLANS_INDEX))
 
 
 async def read_plan(
