@@ -132,20 +132,22 @@ def statuses(
     }
     # Most (plan, provider) pairs of a request have no row: such a provider's status is the same
     # in every known plan, so it is built once per requested provider and shared (never mutated).
-    without_rows = {
-        has_network: [
-            _provider_status(
-                item.npi, item.locationIds, location_ids.get(item.npi), [], True, has_network
-            )
-            for item in npis
-        ]
-        for has_network in (True, False)
-    }
+    without_rows: dict[bool, list[ProviderStatus]] = {}
+
+    def shared(has_network: bool, index: int) -> ProviderStatus:
+        if has_network not in without_rows:  # built once, when first needed
+            without_rows[has_network] = [
+                _provider_status(
+                    item.npi, item.locationIds, location_ids.get(item.npi), [], True, has_network
+                )
+                for item in npis
+            ]
+        return without_rows[has_network][index]
 
     def status(key: str, index: int, item: NpiRequest) -> ProviderStatus:
         rows = rows_by_pair.get((key, item.npi))
         if rows is None and key in facts.plans:
-            return without_rows[key in networks][index]
+            return shared(key in networks, index)
         return _provider_status(
             item.npi,
             item.locationIds,
