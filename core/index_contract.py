@@ -153,6 +153,10 @@ MAPPINGS: dict[IndexKind, dict[str, Any]] = {
     # .PublishedDoc: HealthcareServices, Endpoints), each replaced with its directory's plans.
     "plans": {
         "dynamic": False,
+        # A plan's ZIPs (thousands for a state-wide plan) are matched, never read back: kept
+        # out of the stored source, every read of a plan parses less (zipsDigest says they
+        # changed).
+        "_source": {"excludes": [ZIPS_FIELD]},
         "properties": {
             "contractYear": {"type": "integer"},
             "bidId": _KEYWORD,

@@ -80,12 +80,14 @@ class OfferedPlanDoc(OfferedPlan):
     (``zips``, ``countyFips``) and for its own answer (``serviceArea``)."""
 
     serviceArea: ServiceArea
-    zips: list[str]
+    zips: list[str]  # indexed, not kept in the stored source (core.index_contract)
+    zipsDigest: str  # what tells an update the ZIPs changed
     countyFips: list[str]
 
 
 # Field names the plan queries filter on (the plans mapping, core.index_contract).
 ZIPS_FIELD = "zips"
+ZIPS_DIGEST_FIELD = "zipsDigest"
 COUNTIES_FIELD = "countyFips"
 PREMIUM_FIELD = "monthlyPremium"
 STARS_FIELD = "starRating.overall"

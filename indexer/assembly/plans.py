@@ -3,6 +3,8 @@ rating for the plan year and where it is sold (``core.plan_offers.OfferedPlanDoc
 
 from __future__ import annotations
 
+import hashlib
+
 from core.counties import county
 from core.documents import Plan
 from core.plan_offers import SNP_MARKERS, AreaCounty, OfferedPlanDoc, StarRating
@@ -32,6 +34,7 @@ def offered_plan(
         if c is not None
     ]
     snp = snp_type(plan)
+    zips = sorted(area.zips)
     return {
         **plan,
         "snpType": snp,
@@ -46,7 +49,8 @@ def offered_plan(
             "counties": counties,
             "zipCount": len(area.zips),
         },
-        "zips": sorted(area.zips),
+        "zips": zips,
+        "zipsDigest": hashlib.blake2b(" ".join(zips).encode(), digest_size=8).hexdigest(),
         "countyFips": [c["fips"] for c in counties],
     }
 

@@ -20,7 +20,7 @@ import orjson
 from elasticsearch.helpers import async_scan
 
 from core.index_contract import plan_doc_id
-from core.plan_offers import OfferedPlanDoc
+from core.plan_offers import ZIPS_FIELD, OfferedPlanDoc
 from indexer.assembly.plans import PLAN_FINDER, read_offered_plans
 from indexer.sources.discovery import SourceFiles
 from indexer.update import indexed as current
@@ -83,7 +83,8 @@ async def update_plans(es: Any, sources: SourceFiles, options: UpdateOptions) ->
             report.rows_read += 1
             doc_id = plan_doc_id(plan["contractYear"], plan["bidId"] or "")
             old = indexed.pop(doc_id, None)
-            if old == current.as_indexed(plan):
+            stored = {k: v for k, v in current.as_indexed(plan).items() if k != ZIPS_FIELD}
+            if old == stored:  # the ZIPs are not stored: their digest is
                 report.outcomes["unchanged"] += 1
                 continue
             report.outcomes["added" if old is None else "changed"] += 1

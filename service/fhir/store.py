@@ -7,7 +7,6 @@ from elasticsearch import AsyncElasticsearch
 
 from core.documents import Json
 from core.index_contract import IndexNames, loaded_on
-from core.plan_offers import ZIPS_FIELD
 from service.fhir.plans import PlanRecord
 from service.fhir.query import HIT_SOURCE
 from service.storage import elasticsearch_errors, search_whole
@@ -24,12 +23,7 @@ async def plans(es: AsyncElasticsearch, names: IndexNames) -> list[PlanRecord]:
     """Every plan, with the day its index version was loaded. The plans index holds hundreds
     of plans, not millions."""
     not_published = {"bool": {"must_not": {"exists": {"field": "resourceType"}}}}
-    body = {
-        "size": MAX_PLANS,
-        "query": not_published,
-        "sort": ["_doc"],
-        "_source": {"excludes": [ZIPS_FIELD]},  # thousands per plan, not part of any resource
-    }
+    body = {"size": MAX_PLANS, "query": not_published, "sort": ["_doc"]}
     response = await search_whole(es, names.alias("plans"), body, "the plans index")
     return [PlanRecord(h["_source"], loaded_on(h["_index"])) for h in response["hits"]["hits"]]
 
