@@ -28,7 +28,7 @@ from service.web.problems import PROBLEM_CONTENT_TYPE, Problem
 from service.web.routes import Route, api_routes, service_routes
 from service.web.settings import ALL_SCOPES, Settings
 
-API_VERSION = "1.9.0"
+API_VERSION = "1.10.0"
 # Requests validate (pydantic models); answers are TypedDicts the handlers are type-checked
 # against. Both are read by pydantic here, so the document is generated from the one definition.
 _REQUESTS: tuple[type[Any], ...] = (SearchRequest, CoverageRequest)

@@ -1,4 +1,4 @@
-"""The OpenAPI document: valid 3.1, version 1.9.0, and describing every route as served."""
+"""The OpenAPI document: valid 3.1, version 1.10.0, and describing every route as served."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def test_document_is_valid_and_lists_exactly_the_served_routes(changes: Json) ->
     document = openapi_document(settings)
     validate(document)  # raises on an invalid OpenAPI 3.1 document
     assert document["openapi"] == "3.1.0"
-    assert document["info"]["version"] == "1.9.0"
+    assert document["info"]["version"] == "1.10.0"
     documented = {(m, p) for p, item in document["paths"].items() for m in item}
     assert documented == served_routes(settings)
 
@@ -77,7 +77,7 @@ async def test_served_without_auth_with_a_docs_page(api: ApiClient) -> None:
     assert response.status == 200
     assert response.content_type == "application/json"
     document = await response.json()
-    assert document["info"]["version"] == "1.9.0"
+    assert document["info"]["version"] == "1.10.0"
     validate(document)
     page = await api.get("/v2/docs")
     assert page.status == 200
