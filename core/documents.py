@@ -142,7 +142,7 @@ class OpeningHours(TypedDict):
 @with_config(CLOSED)
 class Location(TypedDict):
     id: str
-    npi: str
+    npi: Annotated[str, Field(description="the provider's NPI, else its `id` (no 10-digit NPI)")]
     address: Address
     phoneNumbers: list[str]
     faxNumbers: list[str]
