@@ -46,12 +46,12 @@ KEYED_BY_ID: tuple[NpiIssue, ...] = ("npi_malformed", "npi_missing")
 
 
 def npi_issue(value: str | None) -> NpiIssue | None:
-    """What is wrong with ``value`` as an NPI (None: nothing)."""
+    """What is wrong with ``value`` as an NPI (None: nothing, the case asked first)."""
+    if value and is_valid_npi(value):
+        return None
     if not value:
         return "npi_missing"
-    if not is_npi_shaped(value):
-        return "npi_malformed"
-    return None if is_valid_npi(value) else "npi_check_digit_invalid"
+    return "npi_check_digit_invalid" if is_npi_shaped(value) else "npi_malformed"
 
 
 def with_check_digit(first_nine: str) -> str:
