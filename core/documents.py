@@ -14,6 +14,8 @@ from typing import Annotated, Any, Literal, NotRequired
 from pydantic import ConfigDict, Field, with_config
 from typing_extensions import TypedDict  # pydantic needs it for TypedDicts on Python < 3.12
 
+from core.npi import NpiIssue
+
 Json = dict[str, Any]  # a JSON object as Elasticsearch and the API exchange it
 CLOSED = ConfigDict(extra="forbid")
 Gender = Literal["F", "M", "X"]
@@ -54,15 +56,33 @@ class HospitalAffiliation(TypedDict):
 
 
 @with_config(CLOSED)
+class DataQualityNote(TypedDict):
+    """Something wrong in what a source published, kept as it was published: an NPI that fails
+    its check digit (Luhn over 80840 + NPI), is not 10 digits, or is missing."""
+
+    code: NpiIssue
+    source: Annotated[str, Field(description="who published it: 'plan-net:<directory>'")]
+    value: Annotated[str | None, Field(description="the value as published")]
+
+
+@with_config(CLOSED)
 class Provider(TypedDict):
     id: Annotated[
         str,
         Field(
-            description="stable across reindexes (UUID v5 of the NPI)",
+            description="stable across reindexes (UUID v5 of the NPI; for a provider a payer's"
+            " directory lists without a 10-digit NPI, of the directory and its resource id)",
             json_schema_extra={"format": "uuid"},
         ),
     ]
-    npis: list[str]
+    npis: Annotated[
+        list[str],
+        Field(
+            description="as published: a payer's directory may give one whose check digit is"
+            " wrong, one that is not 10 digits, or none (each said in `dataQuality`); such an"
+            " NPI is never joined to an NPPES record"
+        ),
+    ]
     entityType: EntityType
     organizationName: str | None
     doingBusinessAs: str | None
@@ -91,6 +111,12 @@ class Provider(TypedDict):
     languageSources: Annotated[
         list[str], Field(description="where `languages` come from ('dac', 'plan-net:...')")
     ]
+    dataQuality: NotRequired[
+        Annotated[
+            list[DataQualityNote],
+            Field(description="present when a source published something wrong, kept as is"),
+        ]
+    ]
 
 
 @with_config(CLOSED)
@@ -116,7 +142,7 @@ class OpeningHours(TypedDict):
 @with_config(CLOSED)
 class Location(TypedDict):
     id: str
-    npi: str
+    npi: Annotated[str, Field(description="the provider's NPI, else its `id` (no 10-digit NPI)")]
     address: Address
     phoneNumbers: list[str]
     faxNumbers: list[str]

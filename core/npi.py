@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Sequence
 from hashlib import sha1
+from typing import Literal
 
 NPI_DIGITS = "[0-9]{10}"
 _NPI_PATTERN = re.compile(NPI_DIGITS)
+_UUID_PATTERN = re.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 # Namespace for uuid5 ids: fixed forever so ids stay stable across reindexes.
 ID_NAMESPACE = uuid.UUID("6f1c1f0e-3a52-5b8e-9a34-4f1d2c8b7e10")
 _NAMESPACE_BYTES = ID_NAMESPACE.bytes
@@ -35,6 +38,22 @@ def is_valid_npi(value: str) -> bool:
     return is_npi_shaped(value) and luhn_check_digit("80840" + value[:9]) == int(value[9])
 
 
+# What can be wrong with the NPI a payer's directory publishes: the load report's warnings and
+# the ``dataQuality`` notes (/v2) and ``meta.tag`` codes (/fhir) of the providers that carry one.
+NpiIssue = Literal["npi_check_digit_invalid", "npi_malformed", "npi_missing"]
+# A provider with one of these is keyed by an id of its own (``listed_id``), not by its NPI.
+KEYED_BY_ID: tuple[NpiIssue, ...] = ("npi_malformed", "npi_missing")
+
+
+def npi_issue(value: str | None) -> NpiIssue | None:
+    """What is wrong with ``value`` as an NPI (None: nothing, the case asked first)."""
+    if value and is_valid_npi(value):
+        return None
+    if not value:
+        return "npi_missing"
+    return "npi_check_digit_invalid" if is_npi_shaped(value) else "npi_malformed"
+
+
 def with_check_digit(first_nine: str) -> str:
     """A valid NPI from its first nine digits."""
     return first_nine + str(luhn_check_digit("80840" + first_nine))
@@ -52,6 +71,24 @@ def _uuid5(name: str) -> str:
 
 def provider_id(npi: str) -> str:
     return _uuid5(f"provider:{npi}")
+
+
+def listed_id(source: str, reference: str) -> str:
+    """The id of a provider a payer's directory lists without a usable NPI (none, or not ten
+    digits): stable across reloads of that directory, made from its source name and the
+    resource's ``Type/id``."""
+    return _uuid5(f"provider:{source}:{reference}")
+
+
+def provider_key(npis: Sequence[str], provider_uuid: str) -> str:
+    """What a provider's documents are keyed by (lookup and search ids, coverage rows, FHIR
+    ids): its NPI when it is ten digits, check digit right or wrong, else its id."""
+    return npis[0] if npis and is_npi_shaped(npis[0]) else provider_uuid
+
+
+def is_provider_key(value: str) -> bool:
+    """Whether ``value`` has the shape of a ``provider_key``: ten digits, or an id."""
+    return is_npi_shaped(value) or _UUID_PATTERN.fullmatch(value) is not None
 
 
 def location_id(npi: str, address_key: str) -> str:

@@ -53,7 +53,8 @@ reject_null = field_validator("*", mode="after")(_refuse_null)
 
 NPI_RULE = (
     "10 digits; one whose check digit (Luhn over 80840 + NPI) is wrong can never have been "
-    "issued and is answered like any NPI the directory does not hold"
+    "issued: it is answered when a payer's directory publishes it (flagged in `dataQuality`), "
+    "and otherwise like any NPI the directory does not hold"
 )
 
 # The one definition of an NPI in a request: body fields and the path parameter alike.

@@ -10,8 +10,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from core.npi import is_valid_npi
-
 # The Plan-Net reference implementation's export, bundled with the sample (data/sample/README.md).
 PLAN_NET_DIR = Path(__file__).resolve().parents[1] / "data" / "sample" / "plannet"
 NPI_SYSTEM = "http://hl7.org/fhir/sid/us-npi"
@@ -37,12 +35,13 @@ def npi_of(resource: dict[str, Any]) -> str | None:
 
 
 def usable_practitioners() -> dict[str, dict[str, Any]]:
-    """Practitioner reference -> resource, for those whose NPI is valid and used once."""
+    """Practitioner reference -> resource, for those whose NPI is published once (its check
+    digit right or wrong: a payer's NPI is served as published)."""
     found: dict[str, dict[str, Any]] = {}
     seen: dict[str, int] = {}
     for resource in resources("Practitioner"):
         npi = npi_of(resource)
-        if npi and is_valid_npi(npi):
+        if npi:
             seen[npi] = seen.get(npi, 0) + 1
             found[f"Practitioner/{resource['id']}"] = resource
     return {ref: r for ref, r in found.items() if seen[npi_of(r) or ""] == 1}

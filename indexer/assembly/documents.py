@@ -37,7 +37,7 @@ from core.fhir_terms import (
 )
 from core.lookup_answers import lookup_document
 from core.network import PeriodKey, period_key, periods_of
-from core.npi import provider_id
+from core.npi import provider_id, provider_key
 from core.primary_care import is_pcp_eligible
 from core.text import normalize
 from indexer.assembly import plan_net
@@ -209,7 +209,7 @@ def search_document(
         names.append(s["displayName"])
         texts += (s["displayName"], s["classification"], s["specialization"])
     search: SearchDoc = {
-        "npi": provider["npis"][0],
+        "npi": provider_key(provider["npis"], provider["id"]),
         "entityType": provider["entityType"],
         "gender": provider["gender"],
         "taxonomyCodes": codes,

@@ -15,7 +15,7 @@ import orjson
 
 from core.documents import CoverageDoc, Location, NewPatients, Plan, Provider, Specialty
 from core.index_contract import coverage_doc_id
-from core.npi import provider_id
+from core.npi import KEYED_BY_ID, provider_id
 from core.plans import plan_key
 from core.primary_care import is_pcp_eligible
 from indexer.assembly.locations import listed_location, match_keys
@@ -137,7 +137,7 @@ def apply(
 ) -> tuple[Provider, list[Location], list[CoverageDoc]]:
     """The provider and its locations with the directory's facts added, and its coverage rows."""
     listed, source = overlay.provider, overlay.source
-    npi = provider["npis"][0]
+    npi = listed.person.npi  # the key: the NPPES row's NPI, when one is joined
     spoken = listed.person.languages
     provider = {
         **provider,
@@ -181,8 +181,11 @@ def _fields_of(location: Location) -> tuple[str, str, str, str, str]:
     )
 
 
-def listed_provider(listed: PlanNetProvider, nucc: Mapping[str, TaxonomyEntry]) -> Provider:
-    """The record of a provider the directory lists and the NPPES file does not."""
+def listed_provider(
+    listed: PlanNetProvider, nucc: Mapping[str, TaxonomyEntry], source: str
+) -> Provider:
+    """The record of a provider the directory lists and the NPPES file does not, its NPI as
+    published (a ``dataQuality`` note says what is wrong with it)."""
     person = listed.person
     taxonomies = list(dict.fromkeys([*person.taxonomies, *listed.taxonomies]))
     specialties: list[Specialty] = []
@@ -200,9 +203,10 @@ def listed_provider(listed: PlanNetProvider, nucc: Mapping[str, TaxonomyEntry]) 
                 "licenseState": None,
             }
         )
-    return {
-        "id": provider_id(person.npi),
-        "npis": [person.npi],
+    keyed_by_id = person.issue in KEYED_BY_ID
+    provider: Provider = {
+        "id": person.npi if keyed_by_id else provider_id(person.npi),
+        "npis": person.npis,
         "entityType": "individual" if person.individual else "organization",
         "organizationName": person.organization_name,
         "doingBusinessAs": None,
@@ -223,6 +227,10 @@ def listed_provider(listed: PlanNetProvider, nucc: Mapping[str, TaxonomyEntry]) 
         "sources": [],
         "languageSources": [],
     }
+    if person.issue is not None:
+        published = person.published_npi if keyed_by_id else person.npi
+        provider["dataQuality"] = [{"code": person.issue, "source": source, "value": published}]
+    return provider
 
 
 # ---- stored with the lookup document, so an update of either source can rebuild the other ----

@@ -18,6 +18,7 @@ from orjson import dumps
 from core.documents import Plan
 from core.index_contract import IndexKind, coverage_doc_id, plan_doc_id
 from core.network import PeriodKey, period_key
+from core.npi import is_valid_npi
 from core.plans import plan_key
 from indexer.assembly import plan_net
 from indexer.assembly.documents import (
@@ -75,8 +76,9 @@ class ActionStream:
         directory = tables.plan_net
         self._links = plan_net.plan_links(directory) if directory else {}
         # The directory's NPIs not joined to an NPPES row yet: most NPPES rows are asked of
-        # this bitmap, not of the directory's spill on disk.
-        self._not_joined = NpiSet(directory.providers if directory else ())
+        # this bitmap, not of the directory's spill on disk. Only NPIs that can have been issued
+        # are joined: a wrong check digit or another key is served as the directory gives it.
+        self._not_joined = NpiSet(filter(is_valid_npi, directory.providers if directory else ()))
 
     def __iter__(self) -> Iterator[Action]:
         yield from self._plans()
@@ -129,11 +131,11 @@ class ActionStream:
             return
         count = 0
         for npi in directory.providers:
-            overlay = self._overlay(npi)
-            if overlay is None:  # an NPPES row had it
-                continue
-            provider = plan_net.listed_provider(overlay.provider, self._tables.nucc)
-            networks = self._networks.get(int(npi), ())
+            if is_valid_npi(npi) and not self._not_joined.discard(npi):
+                continue  # an NPPES row had it
+            overlay = Overlay(directory.source, directory.providers[npi], self._links)
+            provider = plan_net.listed_provider(overlay.provider, self._tables.nucc, overlay.source)
+            networks = self._networks.get(int(npi), ()) if npi.isdigit() else ()
             docs = overlaid(provider, [], (), networks, [overlay], None)
             count += 1
             yield from self._documents(docs, Origin(directory.source, 0, npi))

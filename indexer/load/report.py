@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from indexer.sources.plan_net import warning_text
+
 
 @dataclass
 class LoadReport:
@@ -28,6 +30,8 @@ class LoadReport:
     # A Plan-Net directory: resources per type (read, used, rejected), its providers joined to
     # an NPPES one or served from it alone, the coverage rows its networks gave.
     plan_net: dict[str, dict[str, int]] = field(default_factory=dict)
+    # Its resources used as published with a flag (core.npi.NpiIssue), by warning.
+    plan_net_warnings: Counter[str] = field(default_factory=Counter)
     plan_net_joined: int = 0
     plan_net_only: int = 0
     plan_net_coverage: int = 0
@@ -108,6 +112,7 @@ def format_report(report: LoadReport) -> list[str]:
             f"plan-net providers {report.plan_net_joined:,} joined to NPPES,"
             f" {report.plan_net_only:,} from the directory alone",
             f"plan-net coverage  {report.plan_net_coverage:,} in-network rows",
+            f"plan-net warnings  {warning_text(report.plan_net_warnings)}",
         ]
     lines += [
         f"locations          {report.locations:,} in the provider documents",

@@ -75,14 +75,8 @@ def read_side_tables(sources: SourceFiles, rejects: Rejects, report: LoadReport)
     directory = None
     if sources.plan_net is not None:
         directory = read_plan_net(sources.plan_net, rejects.add, sources.plan_net_name)
-        report.plan_net = {
-            kind: {
-                "read": directory.read[kind],
-                "used": directory.used[kind],
-                "rejected": directory.rejected[kind],
-            }
-            for kind in directory.read
-        }
+        report.plan_net = directory.counts()
+        report.plan_net_warnings = directory.warnings
     return SideTables(nucc=nucc, dac=dac, plans=plans, plan_net=directory)
 
 

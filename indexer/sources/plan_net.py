@@ -3,8 +3,8 @@ which network where (indexer.sources.plan_net_files reads the files in reference
 
 Every resource is accounted for: ``read`` = ``used`` + ``rejected`` per type. A resource is
 rejected (into the reject file, with its reason) when it is not valid JSON or not a Plan-Net
-type, lacks what the directory needs (an NPI where the join needs one), has a code outside its
-value set, or points at a resource the export lacks or rejected; nothing stops the load.
+type, repeats an id or NPI, has no NPI nor name, has a code outside its value set, or points
+at a resource the export lacks or rejected; nothing stops the load. A wrong NPI is a warning.
 
 Memory stays flat whatever the export's size: it is read line by line, and what is kept per
 resource (providers with their sites and memberships, organisations, sites, services, the
@@ -17,10 +17,11 @@ from __future__ import annotations
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from core.npi import KEYED_BY_ID, listed_id
 from core.plan_net_codes import NPI_SYSTEM
 from indexer.sources import plan_net_resources as read
 from indexer.sources.plan_net_files import RESOURCE_TYPES, Place, Resource, Unreadable, read_export
@@ -76,6 +77,7 @@ class PlanNetDirectory:
     read: Counter[str] = field(default_factory=Counter)  # per resource type
     used: Counter[str] = field(default_factory=Counter)
     rejected: Counter[str] = field(default_factory=Counter)
+    warnings: Counter[str] = field(default_factory=Counter)  # used as published: NpiIssue
 
     def __post_init__(self) -> None:
         self.providers = self.spill.table(PlanNetProvider)
@@ -86,6 +88,13 @@ class PlanNetDirectory:
     @property
     def source(self) -> str:
         return f"plan-net:{self.name}"
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        """What the reports of a load and of an update give, per resource type."""
+        return {
+            kind: {"read": n, "used": self.used[kind], "rejected": self.rejected[kind]}
+            for kind, n in self.read.items()
+        }
 
     @property
     def accounted(self) -> bool:
@@ -137,9 +146,17 @@ class _Builder:
                 f"dangling_reference: {ref.partition('/')[0]}" if ref else "bad_reference"
             )
 
-    def _add_person(self, person: Person) -> None:
+    def _add_person(self, person: Person, ref: str) -> Person:
+        """``person`` as the directory keeps it: by its NPI, or by an id of its own when it has
+        no ten-digit one (never joined to an NPPES record by it: indexer.load.pipeline)."""
+        if person.issue in KEYED_BY_ID:
+            key = listed_id(self.directory.source, ref)
+            person = replace(person, npi=key, published_npi=person.npi or None)
         if not self.directory.providers.add(person.npi, PlanNetProvider(person)):
             raise Invalid("duplicate_npi")
+        if person.issue is not None:
+            self.directory.warnings[person.issue] += 1
+        return person
 
     def take(self, resource: Resource) -> None:
         body, kind = resource.body, resource.type
@@ -149,16 +166,14 @@ class _Builder:
         if kind == "Organization":
             org = read.organization(body)
             if org.person is not None:
-                self._add_person(org.person)
+                org = replace(org, person=self._add_person(org.person, ref))
             if org.kind == "ntwk":
                 self.directory.networks[ref] = org.name
             self._orgs[ref] = org
         elif kind == "Location":
             self._sites[ref] = read.location(body)
         elif kind == "Practitioner":
-            person = read.practitioner(body)
-            self._add_person(person)
-            self._people[ref] = person.npi
+            self._people[ref] = self._add_person(read.practitioner(body), ref).npi
         elif kind == "HealthcareService":
             sites = self._references(_list(body, "location"), "Location")
             self._services[ref] = Service(tuple(sites), read.new_patients(body))
@@ -254,6 +269,12 @@ def _npi_of(resource: Resource) -> str:
         if isinstance(identifier, dict) and identifier.get("system") == NPI_SYSTEM:
             return str(identifier.get("value") or "")
     return ""
+
+
+def warning_text(warnings: Counter[str]) -> str:
+    """Resources used as published, flagged, by warning (a load's and an update's report)."""
+    counts = ", ".join(f"{k}={v:,}" for k, v in sorted(warnings.items()))
+    return f"{counts} (served as published, flagged)" if counts else "none"
 
 
 def read_plan_net(path: Path, reject: Reject, name: str | None = None) -> PlanNetDirectory:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.npi import KEYED_BY_ID, NpiIssue
+
 
 class Invalid(ValueError):
     """The resource cannot be used; the message is the reject file's reason."""
@@ -42,6 +44,8 @@ class Site:
 class Person:
     """A Practitioner, or an Organization that is a provider (it has an NPI)."""
 
+    # The key the directory keeps it by: its NPI as published when that is ten digits (check
+    # digit right or wrong), else the id core.npi.listed_id made from the resource.
     npi: str
     individual: bool
     organization_name: str | None
@@ -54,6 +58,15 @@ class Person:
     languages: tuple[str, ...]
     taxonomies: tuple[tuple[str, str | None], ...]  # (NUCC code, display)
     updated: str | None = None  # the day of the resource's meta.lastUpdated
+    issue: NpiIssue | None = None  # what is wrong with its NPI (core.npi.npi_issue)
+    published_npi: str | None = None  # the NPI as published, when it is not the key
+
+    @property
+    def npis(self) -> list[str]:
+        """The NPIs the provider is served with: as the payer published them."""
+        if self.issue in KEYED_BY_ID:
+            return [self.published_npi] if self.published_npi else []
+        return [self.npi]
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
 """One Plan-Net resource -> what the directory keeps of it (pure; no references resolved here).
 
 Each reader returns its record, or raises ``Invalid`` with the reason the resource goes to the
-reject file: a required element missing (an NPI where the join needs one), a code outside its
-value set. Elements the directory does not use are not checked.
+reject file: a code outside its value set, a practitioner with neither NPI nor name. An NPI that
+fails its check digit, is not ten digits or is missing is no reason: the record says so
+(``Person.issue``). Elements the directory does not use are not checked.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 import langcodes
 
-from core.npi import is_valid_npi
+from core.npi import NpiIssue, npi_issue
 from core.plan_net_codes import (
     ACCEPTING_SYSTEM,
     BID_ID_SYSTEM,
@@ -39,6 +40,7 @@ from indexer.sources.plan_net_records import (
 
 _GENDERS = {"female": "F", "male": "M", "other": "X", "unknown": None}
 _TAXONOMY = re.compile(r"[0-9]{3}[0-9A-Z]{6}X")
+_PROVIDER_KINDS = {"prov", "fac", "prvgrp", "atyprv"}  # OrgTypeCS codes of providers
 _ORG_TYPES = {"prov", "payer", "ntwk", "fac", "prvgrp", "bus", "atyprv", "dept", "team", "other"}
 
 
@@ -79,19 +81,16 @@ def network_references(body: dict[str, Any]) -> list[str | None]:
     return [reference(e.get("valueReference")) for e in _extensions(body, NETWORK_REFERENCE)]
 
 
-def _npi(body: dict[str, Any], required: bool) -> str | None:
+def _npi(body: dict[str, Any]) -> tuple[str, NpiIssue | None]:
+    """The NPI as published ("" when there is none) and what is wrong with it: an NPI that fails
+    its check digit or is not ten digits is kept as published, never rejected for it."""
     values = [
         str(i.get("value"))
         for i in body.get("identifier") or []
         if isinstance(i, dict) and i.get("system") == NPI_SYSTEM and i.get("value") is not None
     ]
-    if not values:
-        if required:
-            raise Invalid("missing_npi")
-        return None
-    if not is_valid_npi(values[0]):
-        raise Invalid("invalid_npi")
-    return values[0]
+    value = values[0] if values else ""
+    return value, npi_issue(value)
 
 
 def taxonomies(concepts: Any) -> tuple[tuple[str, str | None], ...]:
@@ -137,9 +136,12 @@ def _name(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def practitioner(body: dict[str, Any]) -> Person:
-    npi = _npi(body, required=True)
-    assert npi is not None
+    """A practitioner without an NPI is kept (keyed by its resource id) when it has a name to be
+    found by; with neither it is of no use to anyone looking for a provider."""
+    npi, issue = _npi(body)
     name = _name(body)
+    if not npi and not (name.get("family") or name.get("given")):
+        raise Invalid("missing_npi_and_name")
     gender = body.get("gender")
     if gender is not None and gender not in _GENDERS:
         raise Invalid(f"bad_code: gender {gender}"[:60])
@@ -164,6 +166,7 @@ def practitioner(body: dict[str, Any]) -> Person:
         languages=tuple(languages),
         taxonomies=taxonomies(qualifications),
         updated=updated_day(body),
+        issue=issue,
     )
 
 
@@ -173,10 +176,12 @@ def organization(body: dict[str, Any]) -> Org:
         raise Invalid(f"bad_code: organization type {kinds[0]}"[:60])
     kind = kinds[0] if kinds else None
     name = body.get("name") if isinstance(body.get("name"), str) else None
-    npi = _npi(body, required=False) if kind not in ("ntwk", "payer") else None
+    npi, issue = _npi(body) if kind not in ("ntwk", "payer") else ("", None)
     person = None
-    if npi is not None:
-        person = Person(npi, False, name, *(None,) * 6, (), (), updated_day(body))
+    # A provider: one with an NPI, or named and typed as one (a pharmacy published without an
+    # NPI is still in the network); otherwise an organisation the other resources name.
+    if npi or (name and kind in _PROVIDER_KINDS):
+        person = Person(npi, False, name, *(None,) * 6, (), (), updated_day(body), issue)
     return Org(kind, name, person)
 
 

@@ -110,7 +110,7 @@ class _Applier:
         if not overlays:
             return None, False
         listed = next((o for o in overlays if o.source == self._source), overlays[0])
-        provider = plan_net.listed_provider(listed.provider, self._nucc)
+        provider = plan_net.listed_provider(listed.provider, self._nucc, listed.source)
         return overlaid(provider, [], (), networks, overlays, None), False
 
     async def apply(self, es: Any, npis: Sequence[str]) -> None:
@@ -235,10 +235,8 @@ async def update_plan_net(
         nucc = await asyncio.to_thread(read_nucc, files.nucc)
         directory = await asyncio.to_thread(read_plan_net, path, rejects.add, name)
         report.rows_read = sum(directory.read.values())
-        report.resources = {
-            kind: {"read": n, "used": directory.used[kind], "rejected": directory.rejected[kind]}
-            for kind, n in directory.read.items()
-        }
+        report.resources = directory.counts()
+        report.warnings = directory.warnings
         applier = _Applier(live, directory, report, nucc)
         async with visible_together(es, list(live.indices.values())):
             await _plans(es, live, directory)

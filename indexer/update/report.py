@@ -10,6 +10,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from indexer.sources.plan_net import warning_text
+
 UpdateKind = Literal["nppes", "coverage", "plan-net", "plans"]
 # Every row of a file ends as exactly one of these (or rejected with a reason).
 NPPES_OUTCOMES = ("added", "changed", "reactivated", "deactivated", "unchanged", "stale")
@@ -29,6 +31,7 @@ class UpdateReport:
     removed: int = 0  # NPPES: deactivated rows whose provider was indexed (now gone)
     search_rewritten: int = 0  # coverage: search documents given their new networks
     resources: dict[str, dict[str, int]] = field(default_factory=dict)  # Plan-Net, per type
+    warnings: Counter[str] = field(default_factory=Counter)  # Plan-Net: used as published
     took_over_from: str | None = None  # the job whose stale lock this update took over
     reject_file: Path | None = None
     applied_at: str = ""
@@ -73,6 +76,7 @@ class UpdateReport:
             "removed": self.removed,
             "search_rewritten": self.search_rewritten,
             "resources": self.resources,
+            "warnings": dict(self.warnings),
             "took_over_from": self.took_over_from,
             "reject_file": str(self.reject_file) if self.reject_file else None,
             "accounted": self.accounted,
@@ -120,5 +124,6 @@ def _plan_net_lines(report: UpdateReport) -> list[str]:
         for kind, c in sorted(report.resources.items())
     ]
     lines.append(f"  all accounted    {'yes' if report.accounted else 'NO'}")
+    lines.append(f"warnings           {warning_text(report.warnings)}")
     lines += [f"providers {name:<8} {report.outcomes[name]:,}" for name in PLAN_NET_OUTCOMES]
     return lines + _closing_lines(report)

@@ -9,6 +9,7 @@ import langcodes
 
 from core.documents import Location, NewPatients, OpeningHours, Provider
 from core.fhir_terms import last_updated
+from core.npi import NpiIssue, provider_key
 from core.plan_net_codes import (
     ACCEPTING_SYSTEM,
     LANGUAGE_SYSTEM,
@@ -29,6 +30,13 @@ _ACCEPTING: dict[NewPatients, tuple[str, str]] = {
     "not_accepting": ("nopt", "Not Accepting"),
 }
 PROVIDER_ORGANIZATION = ("prov", "Healthcare Provider")
+# The tags of what a payer published wrong and the directory serves as published (core.npi).
+DATA_QUALITY_SYSTEM = "urn:provider-directory:data-quality"
+_NOTES: dict[NpiIssue, str] = {
+    "npi_check_digit_invalid": "NPI as published: its check digit is wrong",
+    "npi_malformed": "NPI as published: not 10 digits",
+    "npi_missing": "No NPI published",
+}
 
 
 def reference(kind: ResourceType, resource_id: str, display: str | None = None) -> Resource:
@@ -38,19 +46,37 @@ def reference(kind: ResourceType, resource_id: str, display: str | None = None) 
     return found
 
 
+def key_of(provider: Provider) -> str:
+    """The id of the provider's Practitioner, PractitionerRole, Organization or
+    OrganizationAffiliation: its NPI, or its own id when it has no ten-digit one."""
+    return provider_key(provider["npis"], provider["id"])
+
+
 def provider_meta(name: str, provider: Provider) -> Resource:
+    """``meta``; a ``tag`` per data-quality note (an NPI kept as the payer published it): the
+    Plan-Net profiles leave ``meta.tag`` open, so the resource stays valid against them."""
     updated = last_updated(provider) or "1900-01-01"
-    return {"lastUpdated": f"{updated}T00:00:00Z", "profile": [profile(name)]}
+    meta: Resource = {"lastUpdated": f"{updated}T00:00:00Z", "profile": [profile(name)]}
+    notes = provider.get("dataQuality")
+    if notes:
+        meta["tag"] = [
+            {"system": DATA_QUALITY_SYSTEM, "code": n["code"], "display": _NOTES[n["code"]]}
+            for n in notes
+        ]
+    return meta
 
 
 def npi_identifier(provider: Provider) -> list[Resource]:
     kind = {"coding": [{"system": IDENTIFIER_TYPES, "code": "NPI"}]}
-    return [{"use": "official", "type": kind, "system": NPI_SYSTEM, "value": provider["npis"][0]}]
+    return [
+        {"use": "official", "type": kind, "system": NPI_SYSTEM, "value": npi}
+        for npi in provider["npis"][:1]
+    ]
 
 
 def display_name(provider: Provider) -> str:
     if provider["entityType"] == "organization":
-        return provider["organizationName"] or provider["doingBusinessAs"] or provider["npis"][0]
+        return provider["organizationName"] or provider["doingBusinessAs"] or key_of(provider)
     parts = (provider["prefix"], provider["firstName"], provider["middleName"])
     person = " ".join(p for p in (*parts, provider["lastName"]) if p)
     return f"{person}, {provider['suffix']}" if provider["suffix"] else person

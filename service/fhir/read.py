@@ -7,7 +7,7 @@ from datetime import date
 from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import IndexNames
-from core.npi import is_npi_shaped
+from core.npi import is_provider_key
 from service.errors import ResourceNotFound
 from service.fhir import store
 from service.fhir.hits import hit_of
@@ -33,13 +33,13 @@ async def read_resource(
         if not stored:
             raise ResourceNotFound(kind, resource_id)
         return published_resource(stored[0])
-    if kind == "InsurancePlan" or (kind == "Organization" and not is_npi_shaped(resource_id)):
+    if kind == "InsurancePlan" or (kind == "Organization" and not is_provider_key(resource_id)):
         plans = PlanResources(await store.plans(es, names))
         planned = plans.index.get(f"{kind}/{resource_id}")
         if planned is None:
             raise ResourceNotFound(kind, resource_id)
         return planned
-    found = await store.providers(es, names, [resource_id]) if is_npi_shaped(resource_id) else []
+    found = await store.providers(es, names, [resource_id]) if is_provider_key(resource_id) else []
     hit = hit_of(found[0], today) if found else None
     if hit is None or not serves(kind, hit.provider, hit.networks):
         raise ResourceNotFound(kind, resource_id)

@@ -1,7 +1,8 @@
 """A provider and its locations, as the directory stores them -> Plan-Net resources (pure).
 
 Ids are stable across reindexes: a Practitioner, its PractitionerRole, a provider Organization
-and its OrganizationAffiliation are known by the NPI, a Location by its location id
+and its OrganizationAffiliation are known by the NPI (or, for a provider a payer lists without a
+ten-digit one, by its own id: core.npi.provider_key), a Location by its location id
 (core.npi.location_id). An individual has one PractitionerRole: the practitioner at every
 practice location the directory knows, with every specialty.
 """
@@ -25,6 +26,7 @@ from service.fhir.elements import (
     compact,
     display_name,
     human_name,
+    key_of,
     language,
     new_patients,
     npi_identifier,
@@ -52,7 +54,7 @@ def practitioner(provider: Provider) -> Resource:
     return compact(
         {
             "resourceType": "Practitioner",
-            "id": provider["npis"][0],
+            "id": key_of(provider),
             "meta": provider_meta("Practitioner", provider),
             "identifier": npi_identifier(provider),
             "active": True,
@@ -68,7 +70,7 @@ def practitioner_role(
     provider: Provider, locations: Sequence[Location], networks: Sequence[str] = ()
 ) -> Resource:
     """``networks``: the plan years of the provider's in-network rows in force."""
-    npi = provider["npis"][0]
+    npi = key_of(provider)
     member_of = [
         {"url": NETWORK_REFERENCE, "valueReference": reference("Organization", network_id(key))}
         for key in networks
@@ -101,7 +103,7 @@ def organization_affiliation(
     provider: Provider, locations: Sequence[Location], networks: Sequence[str]
 ) -> Resource:
     """An organisation in the networks of its in-network rows in force, where it practises."""
-    npi = provider["npis"][0]
+    npi = key_of(provider)
     return compact(
         {
             "resourceType": "OrganizationAffiliation",
@@ -122,7 +124,7 @@ def organization(provider: Provider, locations: Sequence[Location]) -> Resource:
     return compact(
         {
             "resourceType": "Organization",
-            "id": provider["npis"][0],
+            "id": key_of(provider),
             "meta": provider_meta("Organization", provider),
             "identifier": npi_identifier(provider),
             "active": True,
@@ -154,7 +156,7 @@ def location(provider: Provider, place: Location) -> Resource:
             "address": address(place),
             "position": position,
             "managingOrganization": (
-                reference("Organization", provider["npis"][0], display_name(provider))
+                reference("Organization", key_of(provider), display_name(provider))
                 if managed
                 else None
             ),

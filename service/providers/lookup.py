@@ -1,5 +1,6 @@
-"""A provider or its locations by NPI: an NPI that cannot have been issued (wrong check digit) is
-nobody's, answered as any unknown NPI without asking Elasticsearch."""
+"""A provider or its locations by NPI: any NPI the directory holds is answered, check digit right
+or wrong (a payer's directory may publish one that fails it; the answer's ``dataQuality`` says
+so); one it does not hold is a 404 that says when the check digit is wrong."""
 
 from __future__ import annotations
 
@@ -16,6 +17,9 @@ WRONG_CHECK_DIGIT = " (its check digit is wrong: no such NPI can have been issue
 
 async def lookup(es: AsyncElasticsearch, names: IndexNames, npi: str, part: Part) -> StoredAnswer:
     """The provider's answer (``part`` "provider") or its locations' answer, as stored."""
-    if not is_valid_npi(npi):
-        raise ProviderNotFound(npi, WRONG_CHECK_DIGIT)
-    return await store.stored_answer(es, names, npi, part)
+    try:
+        return await store.stored_answer(es, names, npi, part)
+    except ProviderNotFound:
+        if is_valid_npi(npi):
+            raise
+        raise ProviderNotFound(npi, WRONG_CHECK_DIGIT) from None

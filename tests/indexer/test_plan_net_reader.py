@@ -4,6 +4,7 @@ rejected line by line with its reason, Bundles read as NDJSON is, points and cod
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,19 @@ from tests.plan_net_rows import PLAN_NET_DIR, npi_of, resources, usable_practiti
 Rejected = list[tuple[str, int, str, str]]
 VALID_NPI = "1234567893"
 OTHER_NPI = "1245319599"
+
+
+def _luhn_ok(npi: str) -> bool:
+    """The NPI check digit, by hand: Luhn over "80840" + the NPI (10 digits)."""
+    digits = [int(d) for d in "80840" + npi][::-1]
+    return (
+        sum(d if i % 2 == 0 else (2 * d - 9 if d > 4 else 2 * d) for i, d in enumerate(digits)) % 10
+        == 0
+    )
+
+
+def _kind(organization: dict[str, Any]) -> str:
+    return next((c["code"] for t in organization.get("type", []) for c in t["coding"]), "")
 
 
 def _collect() -> tuple[Rejected, Any]:
@@ -31,12 +45,21 @@ def test_the_reference_export_is_accounted_for_resource_by_resource() -> None:
         assert directory.read[kind] == lines, kind
         assert directory.used[kind] + directory.rejected[kind] == lines, kind
     assert len(rejected) == sum(directory.rejected.values())
-    # Every practitioner whose NPI can have been issued is used; the others are rejected as such.
+    # Every practitioner whose NPI is published once is used, its check digit right or wrong.
     usable = {npi_of(r) for r in usable_practitioners().values()}
     individuals = {npi for npi, p in directory.providers.items() if p.person.individual}
     assert individuals == usable
-    invalid = [r for r in rejected if r[3] == "invalid_npi"]
-    assert invalid and all(r[2] and r[2] not in usable for r in invalid)
+    assert not [r for r in rejected if "invalid_npi" in r[3] or "missing_npi" in r[3]]
+    wrong = {npi for npi in usable if npi and not _luhn_ok(npi)}
+    flagged = Counter(p.person.issue for p in directory.providers.values() if p.person.issue)
+    assert directory.warnings == flagged and flagged["npi_check_digit_invalid"] >= len(wrong) > 0
+    # Pharmacies the payer publishes without an NPI are providers too, each keyed by its own id.
+    pharmacies = [
+        o
+        for o in resources("Organization")
+        if not npi_of(o) and o.get("name") and _kind(o) in ("prov", "fac", "prvgrp", "atyprv")
+    ]
+    assert flagged["npi_missing"] == len(pharmacies) > 100
 
 
 def _practitioner(npi: str, ident: str, language: str = "es") -> dict[str, Any]:
@@ -120,14 +143,15 @@ def test_a_broken_export_is_rejected_line_by_line_and_the_rest_loads(tmp_path: P
     reasons = {(file, line): reason for file, line, _, reason in rejected}
     assert reasons == {
         ("Location.ndjson", 2): "invalid_json",
-        ("Practitioner.ndjson", 2): "invalid_npi",
         ("Practitioner.ndjson", 3): "bad_code: language zz-not-a-language",
         ("Practitioner.ndjson", 4): "wrong_type: PractitionerRole in a Practitioner file",
         ("PractitionerRole.ndjson", 2): "dangling_reference: Location",
-        ("PractitionerRole.ndjson", 3): "dangling_reference: Practitioner (invalid_npi)",
         ("Claim.ndjson", 1): "unknown_type: Claim",
     }
     assert directory.accounted
+    # A wrong check digit is a warning: the practitioner and its role are used as published.
+    assert directory.warnings == {"npi_check_digit_invalid": 1}
+    assert directory.providers["1234567890"].person.issue == "npi_check_digit_invalid"
     provider = directory.providers[VALID_NPI]
     assert provider.person.languages == ("Spanish",)
     (site,) = provider.sites.values()

@@ -257,7 +257,7 @@ async def test_a_location_with_a_position_answers_its_exact_point_and_distance(
         "/v2/providers/search",
         {"location": near, "radius": 10, "pageSize": 100, "sort": "distance"},
     )
-    result = next(r for r in answer["results"] if r["npis"][0] == npi)
+    result = next(r for r in answer["results"] if r["npis"][:1] == [npi])
     at_point = [loc for loc in result["locations"] if loc["address"]["lat"] == lat]
     assert at_point
     expected = miles((near["lat"], near["lng"]), (lat, lng))

@@ -32,6 +32,7 @@ NUCC_SYSTEM = "http://nucc.org/provider-taxonomy"
 PLAN_NET_PROFILE = "http://hl7.org/fhir/us/davinci-pdex-plan-net/StructureDefinition/plannet-"
 DATA_ABSENT = "http://hl7.org/fhir/StructureDefinition/data-absent-reason"
 FHIR_CONTENT_TYPE = "application/fhir+json"
+QUALITY_SYSTEM = "urn:provider-directory:data-quality"  # README, "FHIR Plan-Net API"
 # The Doctors & Clinicians layouts of the sample: file -> its line 1, line 2, city, state, ZIP.
 DAC_FILES = {
     "dac_2021_layout.csv": ("adr_ln_1", "adr_ln_2", "cty", "st", "zip"),
@@ -284,6 +285,35 @@ def _codes_of(concepts: Iterable[Json]) -> set[str]:
     return {c["code"] for concept in concepts for c in concept.get("coding", [])}
 
 
+def is_provider(organization: Json) -> bool:
+    """A provider organisation (OrgTypeCS prov), not a plan's payer or network."""
+    return "prov" in _codes_of(organization["type"])
+
+
+def tags(resource: Json) -> set[str]:
+    return {t["code"] for t in resource["meta"].get("tag", []) if t["system"] == QUALITY_SYSTEM}
+
+
+def _check_npi(resource: Json) -> None:
+    """Known by its NPI as published; by an id of its own when the payer published none or one
+    that is not 10 digits (then its identifier is the NPI as published, if any)."""
+    npis = [i["value"] for i in resource.get("identifier", []) if i["system"] == NPI_SYSTEM]
+    if tags(resource) & {"npi_malformed", "npi_missing"}:
+        assert len(npis) <= 1 and resource["id"] not in npis
+        assert ("npi_missing" in tags(resource)) == (not npis)
+    else:
+        assert npis == [resource["id"]]
+        check_digit_ok = luhn_ok(resource["id"])
+        assert ("npi_check_digit_invalid" in tags(resource)) == (not check_digit_ok)
+
+
+def luhn_ok(npi: str) -> bool:
+    """The NPI check digit, computed here: Luhn over "80840" + the NPI."""
+    digits = [int(d) for d in "80840" + npi][::-1]
+    doubled = [d if i % 2 == 0 else (2 * d - 9 if d > 4 else 2 * d) for i, d in enumerate(digits)]
+    return sum(doubled) % 10 == 0
+
+
 def check_resource(resource: Json) -> None:
     """Valid FHIR R4B, and the Plan-Net basics the resource fills."""
     kind = resource["resourceType"]
@@ -293,8 +323,7 @@ def check_resource(resource: Json) -> None:
     assert resource["meta"]["profile"] == [profile], resource["id"]
     assert resource["meta"]["lastUpdated"]
     if kind == "Practitioner":
-        npis = [i["value"] for i in resource["identifier"] if i["system"] == NPI_SYSTEM]
-        assert npis == [resource["id"]]
+        _check_npi(resource)
         assert resource["active"] is True
         name = resource["name"][0]
         absent = name.get("_family", {}).get("extension", [{}])[0].get("url")
@@ -302,9 +331,8 @@ def check_resource(resource: Json) -> None:
     elif kind == "Organization":  # a provider, or a plan's payer or network
         assert resource["active"] is True and resource["type"] and resource["name"]
         assert resource["partOf"] if network else resource["address"]
-        if "prov" in _codes_of(resource["type"]):
-            npis = [i["value"] for i in resource["identifier"] if i["system"] == NPI_SYSTEM]
-            assert npis == [resource["id"]]
+        if is_provider(resource):
+            _check_npi(resource)
     elif kind == "Location":
         assert resource["status"] == "active" and resource["name"]
     elif kind == "PractitionerRole":

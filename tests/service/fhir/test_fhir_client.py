@@ -68,7 +68,7 @@ async def test_chained_search_by_city(client: AsyncFHIRClient) -> None:
 
 
 async def test_include_brings_the_practitioners_and_locations(client: AsyncFHIRClient) -> None:
-    code = "207RC0000X"
+    code = "207RC0200X"  # critical care: under a page of 100 practitioners
     expected = {r["NPI"] for r in F.individuals() if code in F.codes(r)}
     expected |= {p.npi for p in F.plan_net_people() if code in p.codes}
     search = (

@@ -7,7 +7,6 @@ import re
 from collections import Counter
 from typing import Any
 
-from core.npi import is_valid_npi
 from core.text import normalize
 from tests.conftest import ApiClient
 from tests.plan_net_rows import npi_of, resources
@@ -42,12 +41,13 @@ def _codes(resource: Json, element: str) -> set[str]:
 
 def _organization_npi(resource: Json, element: str) -> str | None:
     """The NPI of the organisation ``element`` names, when the export's organisations hold it
-    once and its check digit is right (the others are rejected: the reference stays a name)."""
+    once (its check digit right or wrong: served as published; a duplicate is rejected and the
+    reference stays a name)."""
     organizations = _by_ref("Organization")
     npis = Counter(npi_of(o) for o in organizations.values())
     org = organizations.get(resource.get(element, {}).get("reference", ""))
     npi = npi_of(org) if org else None
-    return npi if npi and npis[npi] == 1 and is_valid_npi(npi) else None
+    return npi if npi and npis[npi] == 1 else None
 
 
 async def test_every_kept_service_and_endpoint_is_served_and_read(api: ApiClient) -> None:
