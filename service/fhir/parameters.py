@@ -234,36 +234,32 @@ POINTING_NOWHERE: Final = frozenset(
 )
 
 
-def _with_nowhere(kind: str, *names: str) -> tuple[str, ...]:
-    return (*names, *sorted(n for n in POINTING_NOWHERE if n.startswith(kind + ":")))
-
-
-INCLUDES: Final[dict[ResourceType, tuple[str, ...]]] = {
+_OWN_INCLUDES: Final[dict[ResourceType, tuple[str, ...]]] = {
     "Practitioner": (),
-    "PractitionerRole": _with_nowhere(
-        "PractitionerRole",
+    "PractitionerRole": (
         "PractitionerRole:practitioner",
         "PractitionerRole:location",
         "PractitionerRole:network",
     ),
-    "Organization": _with_nowhere("Organization", "Organization:partof"),
-    "Location": _with_nowhere("Location", "Location:organization"),
-    "InsurancePlan": _with_nowhere(
-        "InsurancePlan",
+    "Organization": ("Organization:partof",),
+    "Location": ("Location:organization",),
+    "InsurancePlan": (
         "InsurancePlan:owned-by",
         "InsurancePlan:administered-by",
         "InsurancePlan:coverage-area",
     ),
-    "OrganizationAffiliation": _with_nowhere(
-        "OrganizationAffiliation",
+    "OrganizationAffiliation": (
         "OrganizationAffiliation:participating-organization",
         "OrganizationAffiliation:location",
         "OrganizationAffiliation:network",
     ),
-    "HealthcareService": _with_nowhere(
-        "HealthcareService", "HealthcareService:organization", "HealthcareService:endpoint"
-    ),
+    "HealthcareService": ("HealthcareService:organization", "HealthcareService:endpoint"),
     "Endpoint": ("Endpoint:organization",),
+}
+# Each type's includes, then those of its that point nowhere.
+INCLUDES: Final[dict[ResourceType, tuple[str, ...]]] = {
+    kind: (*own, *sorted(n for n in POINTING_NOWHERE if n.startswith(kind + ":")))
+    for kind, own in _OWN_INCLUDES.items()
 }
 # Reverse includes through elements no served resource has: declared, they bring nothing along.
 NAMED_BY_NOTHING: Final[dict[str, tuple[str, ...]]] = {
