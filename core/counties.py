@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import csv
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 
 import addfips
@@ -45,6 +45,7 @@ def county(fips: str) -> County | None:
     return _by_fips().get(fips)
 
 
+@lru_cache(maxsize=8192)
 def county_fips(name: str, state: str) -> str | None:
     """``("Ben_Hill", "GA")`` -> ``"13017"``; None when the state has no such county."""
     if not name.strip() or len(state) != 2:
@@ -53,6 +54,7 @@ def county_fips(name: str, state: str) -> str | None:
     return found if isinstance(found, str) and found in _by_fips() else None
 
 
+@lru_cache(maxsize=65536)
 def zip_county(zip_code: str) -> County | None:
     """The county of a ZIP's centroid (a ZIP that spans counties gets one of them)."""
     place = lookup_zip(zip_code)
