@@ -86,6 +86,11 @@ class OfferedPlanDoc(OfferedPlan):
 
 
 # Field names the plan queries filter on (the plans mapping, core.index_contract).
+# On every plan document: whether participation rows of the plan's year name anyone (set by the
+# load, by updates that write rows, carried over by update --plans; never cleared, so a plan
+# that loses its last row reads out of network, not unknown). A plan without any has no
+# network in the directory: it cannot say whether a provider is in it.
+NETWORK_ROWS_FIELD = "networkRows"
 ZIPS_FIELD = "zips"
 ZIPS_DIGEST_FIELD = "zipsDigest"
 COUNTIES_FIELD = "countyFips"

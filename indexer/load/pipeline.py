@@ -1,5 +1,6 @@
-"""The stream of bulk actions of one load: plans, then coverage, then every NPPES row joined
-with the Doctors & Clinicians table and the provider's plan networks.
+"""The stream of bulk actions of one load: coverage, then every NPPES row joined with the
+Doctors & Clinicians table and the provider's plan networks, then the plans (each knowing
+whether any row names someone in it).
 
 Side tables (NUCC, hospitals, DAC, plans) are read into memory first; the coverage file is
 streamed once, building the NPI -> networks map as its documents go out, so it is complete
@@ -19,6 +20,7 @@ from core.documents import Plan
 from core.index_contract import IndexKind, coverage_doc_id, plan_doc_id
 from core.network import PeriodKey, period_key
 from core.npi import is_valid_npi
+from core.plan_offers import NETWORK_ROWS_FIELD
 from core.plans import plan_key
 from indexer.assembly import plan_net
 from indexer.assembly.documents import (
@@ -70,6 +72,7 @@ class ActionStream:
         self._rejects = rejects
         self._progress = progress
         self._networks: dict[int, tuple[PeriodKey, ...]] = {}
+        self._with_rows: set[tuple[int, str]] = set()  # (year, plan key) some row names
         self._coverage_npis = NpiSet()
         self._provider_line = action_lines("index", indices["providers"])
         self._search_line = action_lines("index", indices["search"])
@@ -81,11 +84,11 @@ class ActionStream:
         self._not_joined = NpiSet(filter(is_valid_npi, directory.providers if directory else ()))
 
     def __iter__(self) -> Iterator[Action]:
-        yield from self._plans()
         yield from self._coverage()
         if self._sources.nppes is not None:
             yield from self._providers(self._sources.nppes)
         yield from self._listed_only()
+        yield from self._plans()  # last: each says whether rows name anyone in it
 
     def _action(self, kind: IndexKind, doc_id: str, doc: Any, origin: Origin) -> Action:
         self._report.expected[kind] += 1
@@ -101,7 +104,9 @@ class ActionStream:
             if doc_id in seen:  # the Plan Finder's record of a bid id wins
                 continue
             seen.add(doc_id)
-            yield self._action("plans", doc_id, plan, Origin(source, 0, ""))
+            key = (plan["contractYear"], plan_key(plan["bidId"], plan["payerPlanId"]))
+            flagged = {**plan, NETWORK_ROWS_FIELD: key in self._with_rows}
+            yield self._action("plans", doc_id, flagged, Origin(source, 0, ""))
         for doc_id, published in published_documents(directory) if directory else []:
             yield self._action("plans", doc_id, published, Origin(published["source"], 0, ""))
 
@@ -116,6 +121,7 @@ class ActionStream:
         yield self._provider_line(npi), dumps(docs.lookup()), origin
         yield self._search_line(npi), dumps(docs.search), origin
         for row in docs.coverage:
+            self._with_rows.add((row["contractYear"], row["bidId"]))
             doc_id = coverage_doc_id(row["contractYear"], row["bidId"], npi, row["locationId"])
             self._report.plan_net_coverage += 1
             yield self._action("coverage", doc_id, row, origin)
@@ -172,6 +178,7 @@ class ActionStream:
     ) -> Action:
         doc = item.doc
         npi = doc["npi"]
+        self._with_rows.add((doc["contractYear"], doc["bidId"]))
         self._coverage_npis.add(npi)
         key = period_key(doc)
         if key is not None:

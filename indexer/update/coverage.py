@@ -28,6 +28,7 @@ from indexer.sources.coverage import CoverageDelete, CoverageRow, read_coverage
 from indexer.sources.csvfiles import Rejected
 from indexer.update import indexed as current
 from indexer.update.live_version import LiveVersion, visible_together
+from indexer.update.networks import flag_networks
 from indexer.update.options import UpdateError, UpdateOptions, update_session
 from indexer.update.report import UpdateReport
 from indexer.write.bulk import Action, Origin, action_lines, bulk_index, chunked
@@ -43,6 +44,7 @@ class _Applier:
         self._report = report
         self._rejects = rejects
         self._seen: set[str] = set()
+        self.plans: set[tuple[int, str]] = set()  # (year, plan key) of the rows written
         # What this file wrote, by NPI and row id (None: removed), over the rows as last refreshed.
         self.written: dict[str, dict[str, CoverageDoc | None]] = {}
 
@@ -95,6 +97,8 @@ class _Applier:
                 continue
             outcomes[outcome] += 1
             doc = item.doc if isinstance(item, CoverageRow) else None
+            if doc is not None:
+                self.plans.add((doc["contractYear"], doc["bidId"]))
             self.written[origin.npi][item.doc_id] = doc
 
     async def rewrite_networks(self, es: Any, batch: int) -> None:
@@ -129,8 +133,10 @@ async def update_coverage(es: Any, path: Path, options: UpdateOptions) -> Update
     """Apply a coverage delta file to the live version; returns the report."""
     async with update_session(es, "coverage", path, options) as (live, report, rejects):
         applier = _Applier(live, report, rejects)
-        async with visible_together(es, [live.indices["coverage"], live.indices["search"]]):
+        written = [live.indices[kind] for kind in ("coverage", "search", "plans")]
+        async with visible_together(es, written):
             for batch in chunked(read_coverage(path), options.batch_rows):
                 await applier.apply(batch, es)
             await applier.rewrite_networks(es, options.batch_rows)
+            await flag_networks(es, live.indices["plans"], applier.plans, report.file)
     return report

@@ -42,6 +42,7 @@ from indexer.sources.nucc import read_nucc
 from indexer.sources.plan_net import PlanNetDirectory, read_plan_net
 from indexer.update import indexed as current
 from indexer.update.live_version import LiveVersion, visible_together
+from indexer.update.networks import flag_networks
 from indexer.update.options import UpdateError, UpdateOptions, update_session
 from indexer.update.report import UpdateReport
 from indexer.write.bulk import Action, Origin, action_lines, bulk_index, chunked
@@ -81,6 +82,7 @@ class _Applier:
         self._directory = directory
         self._source = directory.source
         self._links: dict[str, list[PlanLink]] = plan_net.plan_links(directory)
+        self.plans: set[tuple[int, str]] = set()  # (year, plan key) of the rows it holds
         self._report = report
         self._nucc = nucc
 
@@ -166,6 +168,7 @@ class _Applier:
     def _coverage_actions(
         self, old: dict[str, CoverageDoc], new: dict[str, CoverageDoc], origin: Origin
     ) -> list[Action]:
+        self.plans.update((row["contractYear"], row["bidId"]) for row in new.values())
         actions = [self._delete("coverage", i, origin) for i in old if i not in new]
         actions += [
             self._index("coverage", i, row, origin)
@@ -243,4 +246,5 @@ async def update_plan_net(
             before = await _listed_before(es, live.indices["search"], directory.source)
             for npis in chunked(sorted(before | set(directory.providers)), options.batch_rows):
                 await applier.apply(es, npis)
+            await flag_networks(es, live.indices["plans"], applier.plans, directory.source)
     return report

@@ -20,11 +20,11 @@ import orjson
 from elasticsearch.helpers import async_scan
 
 from core.index_contract import plan_doc_id
-from core.plan_offers import ZIPS_FIELD, OfferedPlanDoc
+from core.plan_offers import NETWORK_ROWS_FIELD, ZIPS_FIELD, OfferedPlanDoc
 from indexer.assembly.plans import PLAN_FINDER, read_offered_plans
 from indexer.sources.discovery import SourceFiles
 from indexer.update import indexed as current
-from indexer.update.live_version import visible_together
+from indexer.update.live_version import LiveVersion, visible_together
 from indexer.update.options import UpdateOptions, update_session
 from indexer.update.report import UpdateReport
 from indexer.write.bulk import Action, Origin, action_lines, bulk_index
@@ -59,6 +59,16 @@ async def _indexed_plans(es: Any, index: str, years: set[int]) -> dict[str, dict
     return {hit["_id"]: hit["_source"] async for hit in async_scan(es, index=index, query=query)}
 
 
+async def _has_rows(es: Any, live: LiveVersion, plan: OfferedPlanDoc) -> bool:
+    """Whether any participation row of the plan's year names the plan (a plan new to the
+    live version; one it had keeps its flag)."""
+    year, bid = {"term": {"contractYear": plan["contractYear"]}}, {"term": {"bidId": plan["bidId"]}}
+    found = await es.count(
+        index=live.indices["coverage"], query={"bool": {"filter": [year, bid]}}, terminate_after=1
+    )
+    return bool(found["count"])
+
+
 def _rejecting(report: UpdateReport, rejects: Rejects) -> Any:
     def reject(source: str, row: int | None, npi: str, reason: str) -> None:
         report.rows_read += 1
@@ -83,12 +93,14 @@ async def update_plans(es: Any, sources: SourceFiles, options: UpdateOptions) ->
             report.rows_read += 1
             doc_id = plan_doc_id(plan["contractYear"], plan["bidId"] or "")
             old = indexed.pop(doc_id, None)
-            stored = {k: v for k, v in current.as_indexed(plan).items() if k != ZIPS_FIELD}
+            rows = old.get(NETWORK_ROWS_FIELD) if old else await _has_rows(es, live, plan)
+            flagged = {**plan, NETWORK_ROWS_FIELD: bool(rows)}
+            stored = {k: v for k, v in current.as_indexed(flagged).items() if k != ZIPS_FIELD}
             if old == stored:  # the ZIPs are not stored: their digest is
                 report.outcomes["unchanged"] += 1
                 continue
             report.outcomes["added" if old is None else "changed"] += 1
-            actions.append((action_lines("index", index)(doc_id), orjson.dumps(plan), origin))
+            actions.append((action_lines("index", index)(doc_id), orjson.dumps(flagged), origin))
         for doc_id in indexed:  # listed before, not any more (no row of the files)
             report.removed += 1
             actions.append((action_lines("delete", index)(doc_id), b"", origin))

@@ -32,8 +32,9 @@ class StoredFacts:
     providers: dict[str, Provider]  # npi -> provider
     locations: dict[str, list[Location]]  # npi -> its locations
     coverage: list[CoverageDoc]
-    # The plan keys whose participation rows of the year name anyone: a plan without any has no
-    # network in the directory, so it cannot say whether a provider is in it.
+    # The plan keys whose participation rows of the year name anyone (their plan documents'
+    # flag, core.plan_offers.NETWORK_ROWS_FIELD): a plan without any has no network in the
+    # directory, so it cannot say whether a provider is in it.
     networks: frozenset[str] = frozenset()
 
 

@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 from core.documents import Json
 from core.index_contract import IndexNames, plan_doc_id
-from core.plan_offers import PLAN_FIELDS
+from core.plan_offers import NETWORK_ROWS_FIELD, PLAN_FIELDS
 from service.coverage.models import CoverageRequest
 
 LOOKUP_ANSWERS = ["provider", "locations"]  # not what the updates keep beside them
@@ -20,7 +20,6 @@ class Search(NamedTuple):
     query: Json
     size: int
     source: list[str] | Json | None = None
-    any_match: bool = False  # only whether anything matches: the first match ends the search
 
 
 def providers_search(names: IndexNames, npis: list[str]) -> Search:
@@ -36,28 +35,12 @@ def rows_search(names: IndexNames, year: int, npis: list[str], keys: list[str] |
     return Search(names.alias("coverage"), {"bool": {"filter": filters}}, MAX_ROWS)
 
 
-def network_searches(names: IndexNames, year: int, keys: list[str]) -> list[Search]:
-    """One search per plan: whether any participation row of the year names the plan (the
-    directory holds a network for it), ending at the first row."""
-    return [
-        Search(
-            names.alias("coverage"),
-            {"bool": {"filter": [{"term": {"contractYear": year}}, {"term": {"bidId": key}}]}},
-            0,
-            any_match=True,
-        )
-        for key in keys
-    ]
-
-
 def multi_search_body(searches: list[Search], header: Json) -> list[Json]:
     """Header/body pairs; ``header`` goes on every header line."""
     body: list[Json] = []
     for search in searches:
         body.append({"index": search.target, **header})
         request: Json = {"query": search.query, "size": search.size, "track_total_hits": True}
-        if search.any_match:
-            request["terminate_after"] = 1
         if search.source is not None:
             request["_source"] = search.source
         body.append(request)
@@ -69,7 +52,8 @@ def coverage_searches(request: CoverageRequest, names: IndexNames, header: Json)
     npis = [item.npi for item in request.npis]
     keys = [key for key, _, _ in request.plans]
     plan_ids = [plan_doc_id(request.contractYear, key) for key in keys]
-    plans = Search(names.alias("plans"), {"ids": {"values": plan_ids}}, len(keys), PLAN_FIELDS)
+    source = [*PLAN_FIELDS, NETWORK_ROWS_FIELD]
+    plans = Search(names.alias("plans"), {"ids": {"values": plan_ids}}, len(keys), source)
     return multi_search_body(
         [
             plans,

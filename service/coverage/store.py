@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import cast
 
 from elasticsearch import AsyncElasticsearch
@@ -10,10 +9,11 @@ from elasticsearch import AsyncElasticsearch
 from core.documents import CoverageDoc, Json, LookupDoc, Plan
 from core.index_contract import IndexNames
 from core.lookup_answers import stored_answer, stored_locations
+from core.plan_offers import NETWORK_ROWS_FIELD
 from core.plans import plan_key
 from service.coverage.evaluate import StoredFacts
 from service.coverage.models import CoverageRequest
-from service.coverage.query import coverage_searches, multi_search_body, network_searches
+from service.coverage.query import coverage_searches
 from service.errors import BackendUnavailable
 from service.storage import WHOLE_ANSWERS_ONLY, multi_search
 
@@ -28,11 +28,17 @@ def whole_hits(answer: Json) -> list[Json]:
     return list(hits["hits"])
 
 
-def networks(keys: list[str], answers: list[Json]) -> frozenset[str]:
-    """The plan keys whose ``network_searches`` answer found a row."""
-    return frozenset(
-        key for key, answer in zip(keys, answers, strict=True) if answer["hits"]["total"]["value"]
-    )
+def flagged_plans(hits: list[Json]) -> tuple[list[Json], frozenset[str]]:
+    """The plans of these hits without their network flag, and the keys of those flagged
+    (``core.plan_offers.NETWORK_ROWS_FIELD``)."""
+    plans: list[Json] = []
+    with_network: set[str] = set()
+    for hit in hits:
+        plan = dict(hit["_source"])
+        if plan.pop(NETWORK_ROWS_FIELD, False):
+            with_network.add(plan_key(plan["bidId"], plan["payerPlanId"]))
+        plans.append(plan)
+    return plans, frozenset(with_network)
 
 
 def stored_facts(
@@ -41,7 +47,7 @@ def stored_facts(
     coverage: list[Json],
     with_network: frozenset[str] = frozenset(),
 ) -> StoredFacts:
-    """The facts from the hits of the plans, the lookup documents and the coverage rows."""
+    """The facts from the plans, the hits of the lookup documents and the coverage rows."""
     answers = {hit["_id"]: cast(LookupDoc, hit["_source"]) for hit in lookups}  # by NPI
     return StoredFacts(
         plans={plan_key(p["bidId"], p["payerPlanId"]): p for p in plans},
@@ -60,26 +66,5 @@ async def read_facts(
     plans, lookups, coverage = (
         whole_hits(answer) for answer in await multi_search(es, searches, LOOKUP_INDICES)
     )
-    facts = stored_facts([cast(Plan, hit["_source"]) for hit in plans], lookups, coverage)
-    unnamed = without_rows(list(facts.plans), facts)
-    if not unnamed:
-        return facts
-    return replace(facts, networks=await read_networks(es, names, request.contractYear, unnamed))
-
-
-def without_rows(keys: list[str], facts: StoredFacts) -> list[str]:
-    """The plans among ``keys`` that no row read for the asked NPIs names: whether they have
-    rows at all decides between out of network and unknown (``StoredFacts.networks``)."""
-    named = {row["bidId"] for row in facts.coverage}
-    return [key for key in keys if key not in named]
-
-
-async def read_networks(
-    es: AsyncElasticsearch, names: IndexNames, year: int, keys: list[str]
-) -> frozenset[str]:
-    """The plans among ``keys`` whose participation rows of the year name anyone (a second
-    round trip, only for the plans the first one could not tell)."""
-    if not keys:
-        return frozenset()
-    searches = multi_search_body(network_searches(names, year, keys), WHOLE_ANSWERS_ONLY)
-    return networks(keys, await multi_search(es, searches, LOOKUP_INDICES))
+    stored, with_network = flagged_plans(plans)
+    return stored_facts(cast(list[Plan], stored), lookups, coverage, with_network)

@@ -7,6 +7,7 @@ from core.documents import Json
 from core.index_contract import IndexNames
 from core.plan_offers import (
     COUNTIES_FIELD,
+    NETWORK_ROWS_FIELD,
     OFFER_FIELDS,
     PREMIUM_FIELD,
     SPECIAL_NEEDS_FIELD,
@@ -54,7 +55,7 @@ def plan_searches(
     filters, must_not = asked_filters(request)
     matching = {"bool": {"filter": here + filters, "must_not": must_not}}
     searches = [
-        Search(names.alias("plans"), matching, MAX_AREA_PLANS, OFFER_FIELDS),
+        Search(names.alias("plans"), matching, MAX_AREA_PLANS, [*OFFER_FIELDS, NETWORK_ROWS_FIELD]),
         Search(names.alias("plans"), {"bool": {"filter": here}}, 0),
     ]
     npis = [item.npi for item in request.npis]

@@ -3,15 +3,11 @@ the page."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import date
-from typing import cast
 
 from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import IndexNames
-from core.plan_offers import OfferedPlan
-from service.coverage.store import read_networks, without_rows
 from service.errors import AreaNotFound
 from service.plans.area import resolve_area
 from service.plans.cursor import decode_cursor, encode_cursor
@@ -43,21 +39,13 @@ async def search_plans(
         raise AreaNotFound("zip", request.zip or "")
     plans = in_order(request, with_statuses(request, found.offers, found.facts, year, today))
     end = offset + request.pageSize
-    page = plans[offset:end]
-    unnamed = without_rows([p["bidId"] or "" for p in page], found.facts) if request.npis else []
-    checked = await read_networks(es, names, year, unnamed)
-    if checked:
-        facts = replace(found.facts, networks=checked)
-        page = with_statuses(
-            request, [cast(OfferedPlan, plan) for plan in page], facts, year, today
-        )
     return {
         "area": area,
         "contractYear": year,
         "asOf": today.isoformat(),
         "totalCount": len(plans),
         "pageSize": request.pageSize,
-        "results": page,
+        "results": plans[offset:end],
         "nextCursor": encode_cursor(request, end) if end < len(plans) else None,
         "noResults": _no_results(found.offered, year) if not plans else None,
     }

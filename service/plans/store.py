@@ -12,7 +12,7 @@ from core.documents import Json, Plan
 from core.index_contract import IndexNames, plan_doc_id
 from core.plan_offers import OFFER_FIELDS, OfferedPlan
 from service.coverage.evaluate import StoredFacts
-from service.coverage.store import stored_facts, whole_hits
+from service.coverage.store import flagged_plans, stored_facts, whole_hits
 from service.storage import document_missing, elasticsearch_errors, multi_search
 
 PLANS_INDEX = "the plans index"
@@ -27,11 +27,11 @@ class AreaFacts:
 
 async def read_area(es: AsyncElasticsearch, searches: list[Json]) -> AreaFacts:
     answers = await multi_search(es, searches, PLANS_INDEX)
-    offers = [cast(OfferedPlan, hit["_source"]) for hit in whole_hits(answers[0])]
+    plans, with_network = flagged_plans(whole_hits(answers[0]))
     offered = int(answers[1]["hits"]["total"]["value"])
     lookups, rows = (whole_hits(a) for a in answers[2:]) if len(answers) > 2 else ([], [])
-    plans = [cast(Plan, offer) for offer in offers]
-    return AreaFacts(offers, offered, stored_facts(plans, list(lookups), list(rows)))
+    facts = stored_facts(cast(list[Plan], plans), list(lookups), list(rows), with_network)
+    return AreaFacts(cast(list[OfferedPlan], plans), offered, facts)
 
 
 async def read_plan(

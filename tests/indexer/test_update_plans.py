@@ -11,12 +11,15 @@ from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import IndexNames
 from indexer.load.run import LoadOptions, SourceFiles, load
+from indexer.update.coverage import update_coverage
 from indexer.update.options import UpdateOptions
 from indexer.update.plans import plan_files, update_plans
 from service.web.app import create_app
 from service.web.auth import mint_token
 from service.web.settings import ALL_SCOPES
 from tests.conftest import SAMPLE_DIR, SAMPLE_TODAY, ApiClient, ClientFactory, settings_for
+from tests.service.plans import plan_files as sample_plans
+from tests.source_rows import canonical_bid, coverage_rows
 
 PLANS = "medicare_plan_finder_2026_plans.csv"
 GEOGRAPHY = ("medicare_plan_finder_2026_zip_plan.csv", "medicare_plan_finder_2026_plan_county.csv")
@@ -73,3 +76,45 @@ async def test_a_newer_plan_file_changes_and_removes_plans_in_place(
     plan = await (await api.get(f"/v2/plans/{repriced}", headers=auth)).json()
     assert plan["monthlyPremium"] == 42.5
     assert (await api.get(f"/v2/plans/{dropped}", headers=auth)).status == 404
+
+
+async def test_a_plans_first_rows_give_it_a_network(
+    aiohttp_client: ClientFactory,
+    es: AsyncElasticsearch,
+    es_url: str,
+    index_names: IndexNames,
+    sample_sources: SourceFiles,
+    tmp_path: Path,
+) -> None:
+    """A plan no row names is unknown for everyone; once an update writes its first row, the
+    provider it names is in network and everyone else out of network, as after a load."""
+    await load(es, sample_sources, LoadOptions(names=index_names, reject_file=tmp_path / "r.csv"))
+    rows = coverage_rows(SAMPLE_DIR)
+    with_rows = {canonical_bid(r["bid_id"]) for r in rows}
+    bid = next(b for b in sample_plans.plans() if b not in with_rows)
+    named = rows[0]["npi"]
+    other = next(r["npi"] for r in rows if r["npi"] != named)
+    settings = settings_for(es_url, index_names)
+    api: ApiClient = await aiohttp_client(create_app(settings, today=lambda: SAMPLE_TODAY))
+    auth = {"Authorization": f"Bearer {mint_token(settings, scopes=ALL_SCOPES)}"}
+
+    async def statuses() -> list[tuple[str, str | None]]:
+        body = {"contractYear": 2026, "bidIds": [bid], "npis": [{"npi": named}, {"npi": other}]}
+        response = await api.post("/v2/providers/coverage", json=body, headers=auth)
+        [plan] = await response.json()
+        return [(p["networkStatus"], p["reason"]) for p in plan["providers"]]
+
+    assert await statuses() == [("unknown", "no_network_record")] * 2
+    delta = tmp_path / "first_rows.csv"
+    delta.write_text(
+        "contract_year,bid_id,npi,location_id,network_status,accepting_new_patients,"
+        f"effective_date,termination_date,source,action\n2026,{bid},{named},,in_network,Y,,,test,\n"
+    )
+    options = UpdateOptions(names=index_names, reject_file=tmp_path / "rejects.csv")
+    report = await update_coverage(es, delta, options)
+    assert report.outcomes["added"] == 1
+    assert await statuses() == [("in_network", None), ("out_of_network", "no_participation_record")]
+    # Newer plan files keep what the rows say (the plan is unchanged).
+    again = await update_plans(es, plan_files(SAMPLE_DIR / PLANS), options)
+    assert set(again.outcomes) == {"unchanged"}
+    assert await statuses() == [("in_network", None), ("out_of_network", "no_participation_record")]
