@@ -31,7 +31,7 @@ typecheck: install
 	$(VENV)/bin/mypy
 
 pytest: install
-	$(VENV)/bin/pytest -q
+	$(VENV)/bin/pytest -q --durations=15
 
 token: install
 	@$(PY) -m service.cli token
@@ -51,7 +51,7 @@ es-status: install
 # Tests that start their own Elasticsearch clusters (tests/cluster/: the launcher's cluster, a
 # node killed under load); `make test` skips them. PD_NODE_LOSS_FIGURES=file keeps the figures.
 cluster-test: install
-	PD_CLUSTER_TESTS=1 $(VENV)/bin/pytest -q tests/cluster
+	PD_CLUSTER_TESTS=1 $(VENV)/bin/pytest -q --durations=15 tests/cluster
 
 # Search and coverage harnesses against an index already loaded under BENCH_PREFIX (`make run`
 # loads the sample under the default prefix); the indexer harness and the 134k/1M runs are in
