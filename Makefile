@@ -31,7 +31,7 @@ typecheck: install
 	$(VENV)/bin/mypy
 
 pytest: install
-	$(VENV)/bin/pytest -q
+	$(VENV)/bin/pytest -q --durations=15
 
 token: install
 	@$(PY) -m service.cli token
@@ -51,7 +51,7 @@ es-status: install
 # Tests that start their own Elasticsearch clusters (tests/cluster/: the launcher's cluster, a
 # node killed under load); `make test` skips them. PD_NODE_LOSS_FIGURES=file keeps the figures.
 cluster-test: install
-	PD_CLUSTER_TESTS=1 $(VENV)/bin/pytest -q tests/cluster
+	PD_CLUSTER_TESTS=1 $(VENV)/bin/pytest -q --durations=15 tests/cluster
 
 # Search and coverage harnesses against an index already loaded under BENCH_PREFIX (`make run`
 # loads the sample under the default prefix); the indexer harness and the 134k/1M runs are in
@@ -68,7 +68,8 @@ sample: install
 # Containers (README "Container deployment"). engine-start: dockerd without a bridge when no
 # engine answers (devtools/engine.py); container-bases: the debootstrap stand-in base images
 # (cached); image: provider-directory:latest, printing what docker-compose.yml reads;
-# container-test: the image and the compose stack end to end, and the launcher's Docker modes.
+# container-test: the image and the compose stack end to end, and the launcher's Docker modes
+# (PD_CONTAINER_TESTS=1: there a missing engine fails the run under CI=true; tests.conftest).
 engine-start: install
 	$(PY) -m devtools.engine start
 
@@ -82,7 +83,7 @@ image: install
 	$(PY) -m devtools.image
 
 container-test: install
-	$(VENV)/bin/pytest -q tests/containers tests/devtools/test_launcher_modes.py
+	PD_CONTAINER_TESTS=1 $(VENV)/bin/pytest -q --durations=15 tests/containers tests/devtools/test_launcher_modes.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

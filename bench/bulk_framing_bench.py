@@ -209,13 +209,17 @@ async def run(args: argparse.Namespace) -> None:
         report(name, measured, len(actions))
 
 
-def main(argv: list[str] | None = None) -> None:
+def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--actions", type=int, default=200_000)
     parser.add_argument("--chunk-size", type=int, default=3000)  # LoadOptions' defaults
     parser.add_argument("--concurrency", type=int, default=3)
     parser.add_argument("--rounds", type=int, default=3)
-    asyncio.run(run(parser.parse_args(argv)))
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    asyncio.run(run(arguments(argv)))
 
 
 if __name__ == "__main__":

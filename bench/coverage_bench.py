@@ -91,11 +91,15 @@ async def main_async(args: argparse.Namespace) -> None:
         await print_comparison(title, args, arms, 1, warm_up_clients=2)
 
 
-def main() -> None:
+def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser = harness_parser(__doc__, levels=[1, 4], port=8098)
     parser.add_argument("--bids", type=int, default=10)
     parser.add_argument("--npis", type=int, default=100)
-    asyncio.run(main_async(parse_harness_args(parser)))
+    return parse_harness_args(parser, argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    asyncio.run(main_async(arguments(argv)))
 
 
 if __name__ == "__main__":

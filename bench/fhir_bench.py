@@ -114,11 +114,15 @@ async def main_async(args: argparse.Namespace) -> None:
             print()
 
 
-def main() -> None:
+def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser = harness_parser(__doc__, levels=[1, 16], port=8097)
     parser.add_argument("--questions", type=int, default=200)
     parser.add_argument("--seed", type=int, default=5)
-    asyncio.run(main_async(parse_harness_args(parser)))
+    return parse_harness_args(parser, argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    asyncio.run(main_async(arguments(argv)))
 
 
 if __name__ == "__main__":

@@ -124,7 +124,7 @@ async def print_comparison(
     """Warm both arms up (caches, JIT, connections), then one table row per arm and level, and
     with ``classes`` a second table per arm, level and class."""
     for _, call in arms:
-        await run_level(warm_up_clients, 3, call, total)
+        await run_level(warm_up_clients, args.warm_up, call, total)
     print(title + "\n")
     print("| target | clients | requests | errors | p50 ms | p95 ms | p99 ms | req/s |")
     print("|---|---|---|---|---|---|---|---|")
@@ -227,6 +227,9 @@ async def service_process(
 async def running_service(args: argparse.Namespace) -> AsyncIterator[str]:
     """The service on ``args.port`` against ``args.es_url``/``args.prefix``, ready; its URL;
     sampled by py-spy while it runs when ``args.profile`` names a path."""
+    if getattr(args, "service_url", None):  # one already running: measured as it is
+        yield str(args.service_url).rstrip("/")
+        return
     async with service_process(args.es_url, args.prefix, args.port) as (url, process):
         with sampled(process.pid, getattr(args, "profile", None)):
             yield url
@@ -240,14 +243,20 @@ def harness_parser(doc: str | None, levels: list[int], port: int) -> argparse.Ar
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--levels", type=lambda s: [int(x) for x in s.split(",")], default=levels)
     parser.add_argument("--port", type=int, default=port)
+    parser.add_argument("--warm-up", type=float, default=3, help="s per arm before measuring")
+    parser.add_argument(
+        "--service-url", help="measure the service already running there (default: start one)"
+    )
     parser.add_argument(
         "--profile", type=Path, help="sample the service with py-spy: PATH.txt stacks, PATH.md"
     )
     return parser
 
 
-def parse_harness_args(parser: argparse.ArgumentParser) -> argparse.Namespace:
-    args = parser.parse_args()
+def parse_harness_args(
+    parser: argparse.ArgumentParser, argv: list[str] | None = None
+) -> argparse.Namespace:
+    args = parser.parse_args(argv)
     if not args.es_url:
         parser.error("--es-url or ELASTICSEARCH_URL is required")
     return args

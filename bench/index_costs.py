@@ -68,12 +68,16 @@ def table(rows: list[dict[str, Any]], providers: int | None) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
+def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--prefix", required=True)
     parser.add_argument("--es-url", default=LauncherSettings().elasticsearch_url)
     parser.add_argument("--providers", type=int, help="divide the times per provider")
-    args = parser.parse_args()
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = arguments(argv)
     print(table(asyncio.run(index_costs(args.es_url, args.prefix)), args.providers))
 
 

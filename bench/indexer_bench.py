@@ -252,7 +252,7 @@ async def main_async(args: argparse.Namespace) -> None:
     )
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--nppes", type=Path, required=True)
     parser.add_argument("--source-dir", type=Path, default=ROOT / "data" / "sample")
@@ -267,7 +267,7 @@ def main() -> None:
         action="store_true",
         help="no Elasticsearch: read and build every document of --nppes, report rate and memory",
     )
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.stream_only:
         stream_only(_sources(args))
     else:

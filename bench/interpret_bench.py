@@ -48,12 +48,12 @@ def _times_us(requests: list[SearchRequest]) -> list[float]:
     return times
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--nppes", type=Path, required=True)
     parser.add_argument("--per-class", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=5)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     vocabulary.preload()
     requests = _requests(args.nppes, args.per_class)
     times: dict[bool, list[float]] = {True: [], False: []}

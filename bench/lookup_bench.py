@@ -99,12 +99,16 @@ async def main_async(args: argparse.Namespace) -> None:
             print()
 
 
-def main() -> None:
+def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser = harness_parser(__doc__, levels=[1, 16], port=8096)
     parser.add_argument("--npis", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=3)
     parser.add_argument("--floor", action="store_true", help="add the bare aiohttp arm")
-    asyncio.run(main_async(parse_harness_args(parser)))
+    return parse_harness_args(parser, argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    asyncio.run(main_async(arguments(argv)))
 
 
 if __name__ == "__main__":

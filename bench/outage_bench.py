@@ -100,11 +100,15 @@ async def run(es_url: str, prefix: str, rounds: int) -> list[str]:
     return header + [_summary(name, samples) for name, samples in results.items()]
 
 
-def main() -> None:
+def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--prefix", required=True)
     parser.add_argument("--rounds", type=int, default=20)
-    args = parser.parse_args()
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = arguments(argv)
     es_url = es_launcher.start().url  # ELASTICSEARCH_URL, or the development node
     print("\n".join(asyncio.run(run(es_url, args.prefix, args.rounds))))
 

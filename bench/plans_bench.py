@@ -94,12 +94,16 @@ async def main_async(args: argparse.Namespace) -> None:
         await print_comparison(title, args, arms, 1, warm_up_clients=2)
 
 
-def main() -> None:
+def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser = harness_parser(__doc__, levels=[1, 16], port=8097)
     parser.add_argument("--zip", default="29201")
     parser.add_argument("--npis", type=int, default=3)
     parser.add_argument("--page-size", type=int, default=20)
-    asyncio.run(main_async(parse_harness_args(parser)))
+    return parse_harness_args(parser, argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    asyncio.run(main_async(arguments(argv)))
 
 
 if __name__ == "__main__":

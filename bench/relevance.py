@@ -225,8 +225,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def main() -> None:
-    args = parse_args()
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
     report = "\n".join(asyncio.run(main_async(args)))
     print(report)
     if args.out:

@@ -209,11 +209,15 @@ async def main_async(args: argparse.Namespace) -> None:
         await print_comparison(title, args, arms, len(mix), warm_up_clients=4, classes=classes)
 
 
-def main() -> None:
+def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser = harness_parser(__doc__, levels=[1, 4, 16], port=8099)
     parser.add_argument("--queries", type=int, default=240)
     parser.add_argument("--seed", type=int, default=7)
-    asyncio.run(main_async(parse_harness_args(parser)))
+    return parse_harness_args(parser, argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    asyncio.run(main_async(arguments(argv)))
 
 
 if __name__ == "__main__":

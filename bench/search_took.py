@@ -122,7 +122,7 @@ async def main_async(args: argparse.Namespace) -> None:
                 print("\n".join(profile_lines(answer)))
 
 
-def main() -> None:
+def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--es-url", default=LauncherSettings().elasticsearch_url)
     parser.add_argument("--prefix", required=True)
@@ -131,10 +131,14 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--slowest", type=int, default=3)
     parser.add_argument("--classes", type=lambda s: s.split(","), default=None)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if not args.es_url:
         parser.error("--es-url or ELASTICSEARCH_URL is required")
-    asyncio.run(main_async(args))
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    asyncio.run(main_async(arguments(argv)))
 
 
 if __name__ == "__main__":

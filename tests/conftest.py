@@ -1,13 +1,21 @@
-"""Shared fixtures: one real Elasticsearch node per test session, a random index prefix per test
-(or per read-only module), the service built through its own factory."""
+"""Shared fixtures, one per concept: one real Elasticsearch node per test session; the bundled
+sample loaded once per session (read-only) and a writable copy of it per test that changes data
+(cloned, not reloaded); a random index prefix per test; the service built through its own factory
+with the rate limiter off (``settings_for``: the one switch); the in-force rule of the sample's
+coverage rows and the distance, written here independently of the code under test; and
+``needs``: what a test needs that a machine may lack (fails in CI, skips locally)."""
 
 from __future__ import annotations
 
+import asyncio
+import os
 import secrets
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 from aiohttp import web
@@ -15,12 +23,13 @@ from aiohttp.test_utils import TestClient
 from elasticsearch import AsyncElasticsearch
 
 from core.es_client import make_client
-from core.index_contract import IndexNames
+from core.index_contract import INDEX_KINDS, IndexNames
 from devtools import es_launcher
 from indexer.load.run import LoadOptions, LoadReport, SourceFiles, load
 from service.web.app import create_app
 from service.web.auth import mint_token
 from service.web.settings import ALL_SCOPES, Settings
+from tests.source_rows import in_force, miles
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "data" / "sample"
 TEST_SECRET = secrets.token_urlsafe(32)
@@ -31,6 +40,40 @@ SAMPLE_TODAY = date(2026, 7, 1)
 
 ApiClient = TestClient[web.Request, web.Application]
 ClientFactory = Callable[..., Awaitable[ApiClient]]
+Serve = Callable[..., Awaitable[ApiClient]]
+InForce = Callable[[dict[str, str], date], bool]
+Miles = Callable[[tuple[float, float], tuple[float, float]], float]
+
+
+def needs(problem: str | None) -> None:
+    """Go on when ``problem`` is None; otherwise the test cannot run here: with ``CI=true`` that
+    is a failure (CI provides Docker, chromium and clusters, so their absence is a broken
+    machine, never a green run), elsewhere a skip that says why in one line."""
+    if problem is None:
+        return
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI=true and this test cannot run: {problem}", pytrace=False)
+    pytest.skip(problem)
+
+
+CONTAINER_TESTS = "PD_CONTAINER_TESTS"  # set by `make container-test`
+
+
+def needs_docker(problem: str | None) -> None:
+    """``needs`` for a Docker engine. ``make container-test`` (PD_CONTAINER_TESTS=1) is where
+    these tests are the point, so there a missing engine is ``needs``: a failure with CI=true.
+    Under ``make test`` (which CI runs before it starts its engine) they run when an engine
+    answers, and otherwise are skipped, saying where they do run."""
+    if problem is None:
+        return
+    if os.environ.get(CONTAINER_TESTS) == "1":
+        needs(problem)
+    pytest.skip(f"{problem}; run by `make container-test`")
+
+
+def missing(problem: str) -> NoReturn:
+    needs(problem)
+    raise AssertionError("unreachable")  # needs() fails or skips on a problem
 
 
 @pytest.fixture(scope="session")
@@ -71,15 +114,57 @@ def sample_sources() -> SourceFiles:
 async def loaded_sample(
     es: AsyncElasticsearch, sample_sources: SourceFiles
 ) -> AsyncIterator[tuple[IndexNames, LoadReport]]:
-    """The bundled sample loaded once under its own prefix, for read-only tests."""
+    """The bundled sample loaded once under its own prefix, for read-only tests: its indices are
+    write-blocked, so a test that writes to them fails instead of changing what others read
+    (a test that writes takes ``sample_copy``)."""
     names = IndexNames(f"test-sample-{uuid.uuid4().hex[:8]}")
     report = await load(es, sample_sources, LoadOptions(names=names))
+    indices = ",".join(names.versioned(kind, report.version) for kind in INDEX_KINDS)
+    await es.indices.put_settings(index=indices, settings={"index.blocks.write": True})
     yield names, report
     await _drop(es, names)
 
 
-def settings_for(es_url: str, names: IndexNames) -> Settings:
-    return Settings(
+@dataclass(frozen=True)
+class SampleCopy:
+    """The loaded sample under a test's own index names: the same version (its report says
+    what was loaded), served by the same aliases, and the test's to change."""
+
+    names: IndexNames
+    report: LoadReport
+
+
+@pytest.fixture
+async def sample_copy(
+    es: AsyncElasticsearch,
+    loaded_sample: tuple[IndexNames, LoadReport],
+    index_names: IndexNames,
+) -> SampleCopy:
+    """A writable copy of the session's loaded sample for a test that writes (an update, a
+    reload, a rollback): every index cloned (Elasticsearch shares the segment files, so this
+    costs a fraction of a second, not a load), its ``_meta`` (version, state, provenance)
+    included, and the aliases on it as after a load."""
+    source, report = loaded_sample
+
+    async def clone(kind: str) -> None:
+        await es.indices.clone(
+            index=source.versioned(kind, report.version),  # type: ignore[arg-type]
+            target=index_names.versioned(kind, report.version),  # type: ignore[arg-type]
+            # Writable, and no replicas: a clone would otherwise ask for one.
+            settings={"index.blocks.write": None, "index.number_of_replicas": 0},
+            aliases={index_names.alias(kind): {}},  # type: ignore[arg-type]
+            wait_for_active_shards="all",
+        )
+
+    await asyncio.gather(*(clone(kind) for kind in INDEX_KINDS))
+    return SampleCopy(index_names, report)
+
+
+def settings_for(es_url: str, names: IndexNames, *, rate_limited: bool = False) -> Settings:
+    """The service's settings on ``names``. The rate limiter is off unless ``rate_limited``
+    (the one switch): a test that is not about rate limits must never meet a 429, however fast
+    the machine answers."""
+    settings = Settings(
         environment="test",
         elasticsearch_url=es_url,
         index_prefix=names.prefix,
@@ -89,16 +174,41 @@ def settings_for(es_url: str, names: IndexNames) -> Settings:
         es_request_timeout_s=TEST_ES_TIMEOUT_S,
         es_max_retries=2,
     )
+    return settings if rate_limited else settings.model_copy(update={"rate_limit_per_s": 0.0})
+
+
+def bearer(settings: Settings) -> dict[str, str]:
+    """The Authorization header of a token with every scope, valid for ``settings``."""
+    return {"Authorization": f"Bearer {mint_token(settings, scopes=ALL_SCOPES)}"}
 
 
 @pytest.fixture
-def sample_settings(es_url: str, loaded_sample: tuple[IndexNames, LoadReport]) -> Settings:
-    return settings_for(es_url, loaded_sample[0])
+def served_names(loaded_sample: tuple[IndexNames, LoadReport]) -> IndexNames:
+    """What ``api`` serves: the session's sample; a module serving other data overrides this."""
+    return loaded_sample[0]
 
 
 @pytest.fixture
-async def api(aiohttp_client: ClientFactory, sample_settings: Settings) -> ApiClient:
-    return await aiohttp_client(create_app(sample_settings, today=lambda: SAMPLE_TODAY))
+def sample_settings(es_url: str, served_names: IndexNames) -> Settings:
+    return settings_for(es_url, served_names)
+
+
+@pytest.fixture
+def serve(aiohttp_client: ClientFactory) -> Serve:
+    """The API client: the service built by its own factory on ``settings``, with "today" pinned
+    to ``SAMPLE_TODAY`` unless the test passes its own clock."""
+
+    async def make(
+        settings: Settings, today: Callable[[], date] = lambda: SAMPLE_TODAY
+    ) -> ApiClient:
+        return await aiohttp_client(create_app(settings, today=today))
+
+    return make
+
+
+@pytest.fixture
+async def api(serve: Serve, sample_settings: Settings) -> ApiClient:
+    return await serve(sample_settings)
 
 
 BOOM_PATH = "/boom"
@@ -119,7 +229,19 @@ async def failing_api(aiohttp_client: ClientFactory, sample_settings: Settings) 
 
 @pytest.fixture
 def auth_header(sample_settings: Settings) -> dict[str, str]:
-    return {"Authorization": f"Bearer {mint_token(sample_settings, scopes=ALL_SCOPES)}"}
+    return bearer(sample_settings)
+
+
+@pytest.fixture(name="in_force")
+def in_force_rule() -> InForce:
+    """Whether a row of the sample's coverage file is in force on a day (tests.source_rows)."""
+    return in_force
+
+
+@pytest.fixture(name="miles")
+def distance() -> Miles:
+    """Haversine miles between two (lat, lng) points (tests.source_rows)."""
+    return miles
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -70,16 +69,6 @@ def role_networks(role: dict[str, Any]) -> set[str]:
         for e in role.get("extension", [])
         if e.get("url") == NETWORK_EXTENSION
     }
-
-
-def miles(a: tuple[float, float], b: tuple[float, float]) -> float:
-    """Haversine, in miles: independent of the service's distance."""
-    lat1, lng1, lat2, lng2 = map(math.radians, (*a, *b))
-    h = (
-        math.sin((lat2 - lat1) / 2) ** 2
-        + math.cos(lat1) * math.cos(lat2) * math.sin((lng2 - lng1) / 2) ** 2
-    )
-    return 2 * 3958.7613 * math.asin(math.sqrt(h))
 
 
 def practitioner_of(role: dict[str, Any]) -> str:

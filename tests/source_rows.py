@@ -5,8 +5,15 @@ from __future__ import annotations
 
 import csv
 import gzip
-from datetime import datetime
+import math
+import re
+import unicodedata
+from datetime import date, datetime
 from pathlib import Path
+
+import zipcodes
+
+EARTH_RADIUS_MILES = 3958.7613
 
 
 def nppes_rows(path: Path) -> list[dict[str, str]]:
@@ -36,6 +43,55 @@ def coverage_rows(sample_dir: Path) -> list[dict[str, str]]:
     [path] = sorted(sample_dir.glob("coverage_*.csv"))
     with open(path, encoding="utf-8", newline="") as handle:
         return list(csv.DictReader(line for line in handle if not line.startswith("#")))
+
+
+def zip_centroid(postal_code: str) -> tuple[float, float, str | None] | None:
+    """(lat, lng, county) of a US ZIP or ZIP+4, read straight from the ``zipcodes`` package
+    (not through core.zips); None for a code that is not US-shaped, unknown, or listed without
+    coordinates (the package's "0", "0")."""
+    digits = postal_code.replace("-", "").strip()
+    if len(digits) not in (5, 9) or not digits.isdigit():
+        return None
+    found = zipcodes.matching(digits[:5])  # type: ignore[no-untyped-call]
+    if not found:
+        return None
+    entry = found[0]
+    lat, lng = float(entry["lat"] or 0), float(entry["long"] or 0)
+    return None if (lat, lng) == (0.0, 0.0) else (lat, lng, entry.get("county") or None)
+
+
+def words(text: str) -> str:
+    """Searchable text as the API documents its reading (search words, FHIR strings), written
+    here apart from core.text: accents and compatibility forms folded, lower case, apostrophes
+    inside words dropped, the dots of initialisms joined ("O.D." is "od"), anything else that is
+    not a letter or digit a space between words."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    folded = "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+    folded = re.sub(r"(?<=[^\W_])['\u2019\u02bc`](?=[^\W_])", "", folded)
+    folded = re.sub(
+        r"(?<![^\W_])(?:[^\W_]\.)+[^\W_]?(?![^\W_])", lambda m: m[0].replace(".", ""), folded
+    )
+    return " ".join(re.split(r"[\W_]+", folded)).strip()
+
+
+def in_force(row: dict[str, str], day: date) -> bool:
+    """A coverage row (as the file writes it) is in force on ``day``: from its effective date
+    (inclusive; none: always was) to its termination date (exclusive; none: open-ended)."""
+    start, end = row["effective_date"], row["termination_date"]
+    return (not start or date.fromisoformat(start) <= day) and (
+        not end or day < date.fromisoformat(end)
+    )
+
+
+def miles(a: tuple[float, float], b: tuple[float, float]) -> float:
+    """Great-circle (haversine) miles between two (lat, lng) points, written here independently
+    of the service's distance."""
+    lat1, lng1, lat2, lng2 = map(math.radians, (*a, *b))
+    h = (
+        math.sin((lat2 - lat1) / 2) ** 2
+        + math.cos(lat1) * math.cos(lat2) * math.sin((lng2 - lng1) / 2) ** 2
+    )
+    return 2 * EARTH_RADIUS_MILES * math.asin(math.sqrt(h))
 
 
 def in_network_pair(sample_dir: Path) -> tuple[str, str]:

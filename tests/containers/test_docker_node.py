@@ -1,7 +1,8 @@
 """``PD_ES_MODE=docker`` with an image the engine has: the launcher starts the node in a container
 on the host network, on a free loopback port, reports it, and ``stop`` removes the container.
 The Elasticsearch stand-in (devtools/base_images.py) serves where the official image cannot be
-pulled. Skipped only where no Docker engine answers."""
+pulled. Where no Docker engine answers it is skipped, saying so, except under
+`make container-test` with CI=true, where it fails (tests.conftest.needs_docker)."""
 
 from __future__ import annotations
 
@@ -10,17 +11,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from devtools.base_images import ensure_elasticsearch
 from devtools.docker_node import CONTAINER_PREFIX, ES_DOCKER_IMAGE, engine_problem, image_problem
 from devtools.settings import REPO_ROOT, LauncherSettings
+from tests.conftest import needs_docker
 
 
 def _image() -> str:
     problem = engine_problem()
-    if problem is not None:
-        pytest.skip(f"no Docker engine can be had here ({problem}); make engine-start")
+    needs_docker(problem and f"no Docker engine can be had here ({problem}); make engine-start")
     if image_problem(ES_DOCKER_IMAGE, LauncherSettings().pull_timeout_s) is None:
         return ES_DOCKER_IMAGE
     return ensure_elasticsearch()

@@ -3,8 +3,9 @@ to run them: build the image, bring the stack up (Elasticsearch, the indexer job
 folder, the API), wait for health, mint a token, call every endpoint once and check the answers
 against the sample files, apply a weekly NPPES file with ``compose run indexer provider-indexer
 update``, then take everything down. Host networking on free loopback ports
-(docker-compose.host.yml). Skipped only where no Docker engine answers (`make engine-start`
-starts one on this project's machines)."""
+(docker-compose.host.yml). Where no Docker engine answers (`make engine-start` starts one on this
+project's machines) it is skipped, saying so, except under `make container-test` with CI=true,
+where it fails (tests.conftest.needs_docker)."""
 
 from __future__ import annotations
 
@@ -26,9 +27,17 @@ from devtools.docker_node import engine_problem
 from devtools.image import Images, build
 from devtools.local_node import free_port
 from devtools.settings import REPO_ROOT
+from tests.conftest import needs_docker
 from tests.containers.stack import Stack, clean_env, compose_command, wait_healthy
 from tests.indexer.update_files import merge
-from tests.source_rows import active_rows, coverage_rows, is_active, nppes_rows, taxonomies
+from tests.source_rows import (
+    active_rows,
+    coverage_rows,
+    in_force,
+    is_active,
+    nppes_rows,
+    taxonomies,
+)
 
 SAMPLE = REPO_ROOT / "data" / "sample"
 NPPES = "npidata_pfile_sample.csv.gz"
@@ -47,8 +56,7 @@ def images() -> Iterator[Images]:
     # containers it starts.
     testcontainers_config.ryuk_disabled = True
     problem = engine_problem()
-    if problem is not None:
-        pytest.skip(f"no Docker engine can be had here ({problem}); make engine-start")
+    needs_docker(problem and f"no Docker engine can be had here ({problem}); make engine-start")
     tag = f"provider-directory:stack-test-{secrets.token_hex(4)}"
     try:
         yield build(tag)
@@ -251,13 +259,7 @@ def test_every_endpoint_answers_what_the_sample_says(
 
 
 def _expected_status(rows: list[Row], bid: str, npi: str, day: date) -> str:
-    def in_force(r: Row) -> bool:
-        start, end = r["effective_date"], r["termination_date"]
-        return (not start or date.fromisoformat(start) <= day) and (
-            not end or day < date.fromisoformat(end)
-        )
-
-    relevant = [r for r in rows if r["bid_id"] == bid and r["npi"] == npi and in_force(r)]
+    relevant = [r for r in rows if r["bid_id"] == bid and r["npi"] == npi and in_force(r, day)]
     return (
         "in_network"
         if any(r["network_status"] == "in_network" for r in relevant)

@@ -1,7 +1,8 @@
 """PD_ES_MODE and the default resolution of the launcher, run as a developer runs it: each case in
 its own cache directory, so the session's node is never touched. Cases that need a Docker engine
 use the real one (no registry is reachable from this project's machines, so an image that is not
-present cannot be provided) and are skipped where none answers."""
+present cannot be provided): skipped where none answers, saying so, and failed under
+`make container-test` with CI=true (tests.conftest.needs_docker)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import pytest
 from devtools.distribution import ES_VERSION
 from devtools.docker_node import engine_problem
 from devtools.settings import REPO_ROOT
+from tests.conftest import needs_docker
 
 ABSENT_IMAGE = "provider-directory/absent-elasticsearch:never-built"
 
@@ -42,8 +44,7 @@ def launcher(command: str, cache: Path, **env: str) -> subprocess.CompletedProce
 @pytest.fixture
 def engine() -> None:
     problem = engine_problem()
-    if problem is not None:
-        pytest.skip(f"needs a Docker engine: {problem}")
+    needs_docker(problem and f"needs a Docker engine: {problem}")
 
 
 @pytest.fixture

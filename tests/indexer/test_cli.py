@@ -10,6 +10,7 @@ from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import INDEX_KINDS, IndexNames
 from indexer import versions
+from tests.conftest import SampleCopy
 from tests.indexer.conftest import indexer_process
 
 
@@ -21,18 +22,25 @@ async def _run(es_url: str, names: IndexNames, *args: str) -> str:
 
 
 async def test_load_status_rollback(
-    es: AsyncElasticsearch, es_url: str, index_names: IndexNames, tmp_path: Path
+    es: AsyncElasticsearch,
+    es_url: str,
+    index_names: IndexNames,
+    sample_copy: SampleCopy,
+    tmp_path: Path,
 ) -> None:
+    """Over a served version (the session's load, cloned), a load from the command line, its
+    status, and a rollback to the version before it."""
+    first = sample_copy.report.version
     report_path = tmp_path / "report.json"
-    first = await _run(
+    shown = await _run(
         es_url, index_names, "load", "--source-dir", "data/sample",
         "--report-json", str(report_path),
     )  # fmt: skip
     report = json.loads(report_path.read_text())
     assert report["accounted"] and report["rows_read"] == 3989
-    assert "all accounted    yes" in first and "peak RSS" in first
-    await _run(es_url, index_names, "load", "--source-dir", "data/sample")
+    assert "all accounted    yes" in shown and "peak RSS" in shown
     second = await versions.current_version(es, index_names)
+    assert second == report["version"] != first
 
     lines = (await _run(es_url, index_names, "status")).splitlines()
     status, live = lines[: len(INDEX_KINDS)], lines[len(INDEX_KINDS) :]
@@ -46,5 +54,5 @@ async def test_load_status_rollback(
     assert live[1:] == ["updates applied    none since the load", "running job        none"]
 
     rolled = await _run(es_url, index_names, "rollback")
-    assert rolled.strip() == f"rolled back to version {report['version']}"
-    assert await versions.current_version(es, index_names) == report["version"]
+    assert rolled.strip() == f"rolled back to version {first}"
+    assert await versions.current_version(es, index_names) == first

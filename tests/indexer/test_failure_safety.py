@@ -17,6 +17,7 @@ from indexer import orphans, versions
 from indexer.assembly import documents
 from indexer.load import pipeline
 from indexer.load.run import LoadError, LoadOptions, SourceFiles, load
+from tests.conftest import SampleCopy
 from tests.indexer.conftest import indexer_process, wait_for_new_version
 from tests.source_rows import active_rows, nppes_rows
 
@@ -38,9 +39,13 @@ async def _held_load(
 
 
 async def test_sigterm_midway_leaves_the_aliases_and_removes_the_new_indices(
-    es: AsyncElasticsearch, es_proxy: TcpProxy, index_names: IndexNames, sample_sources: SourceFiles
+    es: AsyncElasticsearch,
+    es_proxy: TcpProxy,
+    index_names: IndexNames,
+    sample_sources: SourceFiles,
+    sample_copy: SampleCopy,
 ) -> None:
-    good = await load(es, sample_sources, LoadOptions(names=index_names))
+    good = sample_copy.report  # the served version: the session's load, cloned
     process, _ = await _held_load(es, es_proxy, index_names, known=1)
     process.send_signal(signal.SIGTERM)
     es_proxy.set_mode("forward")  # the held request completes, then the clean-up runs
@@ -52,9 +57,13 @@ async def test_sigterm_midway_leaves_the_aliases_and_removes_the_new_indices(
 
 
 async def test_after_sigkill_the_next_load_removes_the_orphaned_version(
-    es: AsyncElasticsearch, es_proxy: TcpProxy, index_names: IndexNames, sample_sources: SourceFiles
+    es: AsyncElasticsearch,
+    es_proxy: TcpProxy,
+    index_names: IndexNames,
+    sample_sources: SourceFiles,
+    sample_copy: SampleCopy,
 ) -> None:
-    good = await load(es, sample_sources, LoadOptions(names=index_names))
+    good = sample_copy.report  # the served version: the session's load, cloned
     process, killed = await _held_load(es, es_proxy, index_names, known=1)
     process.kill()
     await asyncio.to_thread(process.communicate, timeout=60)
@@ -69,9 +78,9 @@ async def test_after_sigkill_the_next_load_removes_the_orphaned_version(
 
 
 async def test_orphan_clean_up_spares_live_loads_and_rollback_targets(
-    es: AsyncElasticsearch, es_url: str, index_names: IndexNames, sample_sources: SourceFiles
+    es: AsyncElasticsearch, es_url: str, index_names: IndexNames, sample_copy: SampleCopy
 ) -> None:
-    first = await load(es, sample_sources, LoadOptions(names=index_names))
+    first = sample_copy.report  # served: the session's load, cloned
     finished = indexer_process(es_url, index_names, "load", "--source-dir", "data/sample")
     await asyncio.to_thread(finished.communicate, timeout=120)
     second = await versions.current_version(es, index_names)
@@ -98,8 +107,9 @@ async def test_bulk_errors_over_the_threshold_abort_and_are_written_with_row_num
     sample_sources: SourceFiles,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    sample_copy: SampleCopy,
 ) -> None:
-    good = await load(es, sample_sources, LoadOptions(names=index_names))
+    good = sample_copy.report
     build = documents.build_documents
 
     source = nppes_rows(sample_sources.nppes_file)
@@ -131,9 +141,13 @@ async def test_bulk_errors_over_the_threshold_abort_and_are_written_with_row_num
 
 
 async def test_elasticsearch_gone_midway_leaves_the_aliases_and_the_next_load_cleans_up(
-    es: AsyncElasticsearch, es_proxy: TcpProxy, index_names: IndexNames, sample_sources: SourceFiles
+    es: AsyncElasticsearch,
+    es_proxy: TcpProxy,
+    index_names: IndexNames,
+    sample_sources: SourceFiles,
+    sample_copy: SampleCopy,
 ) -> None:
-    good = await load(es, sample_sources, LoadOptions(names=index_names))
+    good = sample_copy.report  # the served version: the session's load, cloned
     process, partial = await _held_load(es, es_proxy, index_names, known=1)
     es_proxy.set_mode("reset")
     _, stderr = await asyncio.to_thread(process.communicate, timeout=120)

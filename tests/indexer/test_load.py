@@ -10,15 +10,15 @@ import pytest
 from elasticsearch import AsyncElasticsearch
 
 from core.es_client import make_client
-from core.geo import lookup_zip
 from core.index_contract import INDEX_KINDS, SCHEMA, IndexKind, IndexNames
 from core.lookup_answers import stored_locations
 from devtools.tcp_proxy import TcpProxy
 from indexer import versions
 from indexer.load.run import LoadOptions, LoadReport, SourceFiles, load
+from tests.conftest import SampleCopy
 from tests.indexer.conftest import wait_for_new_version
 from tests.indexer.expected import csv_dicts, expected_locations
-from tests.source_rows import active_rows, nppes_rows
+from tests.source_rows import active_rows, nppes_rows, zip_centroid
 
 Loaded = tuple[IndexNames, LoadReport]
 
@@ -82,11 +82,9 @@ async def test_nppes_location_documents_follow_the_source_address(
         assert address["city"] == row[f"{practice} City Name"]
         assert address["state"] == row[f"{practice} State Name"]
         assert (address["zip"] or "").replace("-", "") == row[f"{practice} Postal Code"]
-        place = lookup_zip(row[f"{practice} Postal Code"])
-        assert (address["lat"], address["lng"]) == (
-            (place.lat, place.lng) if place else (None, None)
-        )
-        assert address["county"] == (place.county if place else None)
+        place = zip_centroid(row[f"{practice} Postal Code"])  # the package, read here
+        lat, lng, county = place or (None, None, None)
+        assert (address["lat"], address["lng"], address["county"]) == (lat, lng, county)
         assert location["geocodePrecision"] == ("zip5" if place else None)
 
 
@@ -115,10 +113,13 @@ async def test_a_location_without_a_geocode_is_kept_but_not_in_geo_search(
 
 
 async def test_second_load_swaps_every_alias_atomically(
-    es: AsyncElasticsearch, index_names: IndexNames, sample_sources: SourceFiles
+    es: AsyncElasticsearch,
+    index_names: IndexNames,
+    sample_sources: SourceFiles,
+    sample_copy: SampleCopy,
 ) -> None:
     options = LoadOptions(names=index_names)
-    first = await load(es, sample_sources, options)
+    first = sample_copy.report  # served: the session's load, cloned
     observed: list[tuple[int, int]] = []  # (indices behind the search alias, documents)
     stop = asyncio.Event()
 
@@ -146,17 +147,25 @@ async def test_second_load_swaps_every_alias_atomically(
 
 
 async def test_old_versions_are_pruned(
-    es: AsyncElasticsearch, index_names: IndexNames, sample_sources: SourceFiles
+    es: AsyncElasticsearch,
+    index_names: IndexNames,
+    sample_sources: SourceFiles,
+    sample_copy: SampleCopy,
 ) -> None:
     options = LoadOptions(names=index_names, keep_versions=2)
-    reports = [await load(es, sample_sources, options) for _ in range(3)]
+    # The first of three versions: the session's load, cloned; then two loads.
+    reports = [sample_copy.report] + [await load(es, sample_sources, options) for _ in range(2)]
     assert await versions.list_versions(es, index_names) == [r.version for r in reports[1:]]
 
 
 async def test_a_bad_file_leaves_the_aliases_and_removes_partial_indices(
-    es: AsyncElasticsearch, index_names: IndexNames, sample_sources: SourceFiles, tmp_path: Path
+    es: AsyncElasticsearch,
+    index_names: IndexNames,
+    sample_sources: SourceFiles,
+    sample_copy: SampleCopy,
+    tmp_path: Path,
 ) -> None:
-    good = await load(es, sample_sources, LoadOptions(names=index_names))
+    good = sample_copy.report  # served: the session's load, cloned
     bad = tmp_path / "npidata_pfile_bad.csv"
     bad.write_text("just,some,columns\n1,2,3\n")
     with pytest.raises(ValueError, match="not an NPPES"):
@@ -170,9 +179,13 @@ async def test_a_bad_file_leaves_the_aliases_and_removes_partial_indices(
 
 
 async def test_a_load_cancelled_midway_leaves_the_aliases(
-    es: AsyncElasticsearch, es_proxy: TcpProxy, index_names: IndexNames, sample_sources: SourceFiles
+    es: AsyncElasticsearch,
+    es_proxy: TcpProxy,
+    index_names: IndexNames,
+    sample_sources: SourceFiles,
+    sample_copy: SampleCopy,
 ) -> None:
-    good = await load(es, sample_sources, LoadOptions(names=index_names))
+    good = sample_copy.report  # served: the session's load, cloned
     proxied = make_client(es_proxy.url)
     try:
         options = LoadOptions(names=index_names, chunk_size=100, concurrency=1)
@@ -206,9 +219,12 @@ async def test_a_loaded_version_is_merged_into_one_segment_and_served_with_norma
 
 
 async def test_a_version_in_another_document_layout_is_never_a_rollback_target(
-    es: AsyncElasticsearch, index_names: IndexNames, sample_sources: SourceFiles
+    es: AsyncElasticsearch,
+    index_names: IndexNames,
+    sample_sources: SourceFiles,
+    sample_copy: SampleCopy,
 ) -> None:
-    old = await load(es, sample_sources, LoadOptions(names=index_names))
+    old = sample_copy.report  # the session's load, cloned
     new = await load(es, sample_sources, LoadOptions(names=index_names))
     # The old version as a release with another layout would have written it.
     indices = [index_names.versioned(kind, old.version) for kind in INDEX_KINDS]

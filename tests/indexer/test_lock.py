@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import re
 import socket
 import sys
@@ -20,7 +21,7 @@ from devtools.tcp_proxy import TcpProxy
 from indexer.lock import LockHeld, LockInfo, LockLost, current_lock, job_lock
 from indexer.versions import owner
 
-BOUND_S = 5.0
+BOUND_S = 60.0  # a guard against a hang, never reached by a working lock: not a measure of speed
 
 
 async def put_lock(
@@ -34,6 +35,18 @@ async def put_lock(
     return holder
 
 
+class _Logged(logging.Handler):
+    """Sets ``event`` when a record with ``text`` is logged."""
+
+    def __init__(self, text: str, event: asyncio.Event) -> None:
+        super().__init__()
+        self.text, self.event = text, event
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self.text in record.getMessage():
+            self.event.set()
+
+
 async def dead_pid() -> int:
     child = await asyncio.create_subprocess_exec(sys.executable, "-c", "pass")
     await asyncio.wait_for(child.wait(), BOUND_S)
@@ -41,13 +54,16 @@ async def dead_pid() -> int:
 
 
 async def changed(es: AsyncElasticsearch, names: IndexNames, seen: LockInfo | None) -> LockInfo:
-    """The lock once it is no longer ``seen``; a failure after a few seconds."""
-    for _ in range(100):
-        found = await current_lock(es, names)
-        if found is not None and found != seen:
-            return found
-        await asyncio.sleep(0.05)
-    pytest.fail(f"the lock stayed {seen}")
+    """The lock once it is no longer ``seen`` (polled); a failure if it never changes."""
+    try:
+        async with asyncio.timeout(BOUND_S):
+            while True:
+                found = await current_lock(es, names)
+                if found is not None and found != seen:
+                    return found
+                await asyncio.sleep(0.05)
+    except TimeoutError:
+        pytest.fail(f"the lock stayed {seen}")
 
 
 async def test_a_free_prefix_is_locked_while_the_job_runs_and_free_after(
@@ -116,11 +132,17 @@ async def test_the_lock_of_another_host_is_taken_over_once_its_heartbeat_is_old(
     async with job_lock(es, index_names, "update", "npidata_weekly.csv") as previous:
         assert previous == stale
         assert previous is not None
-        assert re.fullmatch(
+        described = previous.describe()
+        # The age is read from the clock when described: at least the 600 s written, at most
+        # the age by the test's clock afterwards (however long the steps between took).
+        since = datetime.now(UTC) - datetime.fromisoformat(stale.heartbeat)
+        found = re.fullmatch(
             r"load of npidata_pfile_20261116\.csv by other-container:1 since \S+ "
-            r"\(heartbeat 60[0-9] s ago\)",
-            previous.describe(),
+            r"\(heartbeat ([0-9]+) s ago\)",
+            described,
         )
+        assert found is not None, described
+        assert 600 <= int(found[1]) <= int(f"{since.total_seconds():.0f}")
 
 
 async def test_the_lock_of_another_host_with_a_fresh_heartbeat_is_kept(
@@ -219,15 +241,20 @@ async def test_a_heartbeat_failing_for_a_moment_is_retried(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     proxied = make_client(es_proxy.url, max_retries=0)
+    failed_beat = asyncio.Event()
+    watcher = _Logged("lock heartbeat failed, retrying", failed_beat)
+    logging.getLogger("indexer.lock").addHandler(watcher)
     try:
         async with job_lock(proxied, index_names, "update", "weekly.csv", heartbeat_s=0.1):
             es_proxy.set_mode("reset")
-            await asyncio.sleep(0.5)  # a few ticks with the node gone
+            # The node stays gone until a beat has failed (logged), however long that takes.
+            await asyncio.wait_for(failed_beat.wait(), BOUND_S)
             es_proxy.set_mode("forward")
             later = await changed(es, index_names, await current_lock(es, index_names))
             assert later.owner == owner()
         assert await current_lock(es, index_names) is None
     finally:
+        logging.getLogger("indexer.lock").removeHandler(watcher)
         await proxied.close()
     assert "lock heartbeat failed, retrying" in caplog.text
 

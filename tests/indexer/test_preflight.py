@@ -9,6 +9,7 @@ from core.index_contract import IndexNames
 from indexer import versions
 from indexer.load import preflight
 from indexer.load.run import LoadError, LoadOptions, SourceFiles, load
+from tests.conftest import SampleCopy
 from tests.source_rows import nppes_rows
 
 
@@ -27,8 +28,9 @@ async def test_a_version_that_cannot_fit_is_refused_before_anything_is_written(
     index_names: IndexNames,
     sample_sources: SourceFiles,
     monkeypatch: pytest.MonkeyPatch,
+    sample_copy: SampleCopy,
 ) -> None:
-    first = await load(es, sample_sources, LoadOptions(names=index_names))
+    first = sample_copy.report  # served: the session's load, cloned
     monkeypatch.setattr(preflight, "BYTES_PER_PROVIDER", 10**12)  # a petabyte disk would not do
     with pytest.raises(LoadError, match=r"needs about .* GiB .* are free"):
         await load(es, sample_sources, LoadOptions(names=index_names))

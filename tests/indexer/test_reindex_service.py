@@ -13,27 +13,24 @@ from core.index_contract import IndexNames
 from devtools.tcp_proxy import TcpProxy
 from indexer import versions
 from indexer.load.run import LoadOptions, SourceFiles, load
-from service.web.app import create_app
-from service.web.auth import mint_token
-from service.web.settings import ALL_SCOPES
 from tests.indexer.conftest import wait_for_new_version
 from tests.indexer.expected import dac_rows
 from tests.source_rows import active_rows
 
 
 async def test_every_request_succeeds_with_the_same_answer_during_a_reindex(
-    aiohttp_client: shared.ClientFactory,
+    serve: shared.Serve,
     es: AsyncElasticsearch,
     es_url: str,
     es_proxy: TcpProxy,
     index_names: IndexNames,
+    sample_copy: shared.SampleCopy,
     sample_sources: SourceFiles,
 ) -> None:
-    first = await load(es, sample_sources, LoadOptions(names=index_names))
-    # Rate limiting off: this test is one client hammering on purpose.
-    settings = shared.settings_for(es_url, index_names).model_copy(update={"rate_limit_per_s": 0})
-    api = await aiohttp_client(create_app(settings))
-    headers = {"Authorization": f"Bearer {mint_token(settings, scopes=ALL_SCOPES)}"}
+    first = sample_copy.report  # the served version: the session's load, cloned
+    settings = shared.settings_for(es_url, index_names)
+    api = await serve(settings)
+    headers = shared.bearer(settings)
     active = {row["NPI"] for row in active_rows(sample_sources.nppes_file)}
     with_dac = sorted({r["NPI"].strip() for _, r in dac_rows(shared.SAMPLE_DIR)} & active)
     npis = sorted(active)[:10] + with_dac[:10]

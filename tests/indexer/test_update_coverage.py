@@ -23,11 +23,8 @@ from indexer.update.coverage import update_coverage
 from indexer.update.live_version import live_version
 from indexer.update.options import UpdateOptions
 from indexer.update.report import UpdateReport
-from service.web.app import create_app
-from service.web.auth import mint_token
-from service.web.settings import ALL_SCOPES
 from tests.service.search.calls import all_results
-from tests.source_rows import active_rows, canonical_bid, coverage_rows
+from tests.source_rows import active_rows, canonical_bid, coverage_rows, in_force
 
 Row = dict[str, str]
 TODAY = shared.SAMPLE_TODAY
@@ -39,12 +36,8 @@ KEY = ("contract_year", "bid_id", "npi", "location_id")
 
 
 def _in_force(row: Row, day: date) -> bool:
-    start, end = row["effective_date"], row["termination_date"]
-    return (
-        row["network_status"] == "in_network"
-        and (not start or date.fromisoformat(start) <= day)
-        and (not end or day < date.fromisoformat(end))
-    )
+    """In network and in force on ``day``."""
+    return row["network_status"] == "in_network" and in_force(row, day)
 
 
 def _sole_in_force() -> list[Row]:
@@ -171,18 +164,19 @@ class Live:
 
 @pytest.fixture
 async def live(
-    aiohttp_client: shared.ClientFactory,
+    serve: shared.Serve,
     es: AsyncElasticsearch,
     es_url: str,
-    index_names: IndexNames,
+    sample_copy: shared.SampleCopy,
     sample_sources: SourceFiles,
     tmp_path: Path,
 ) -> Live:
-    await _load(es, index_names, sample_sources, tmp_path)
-    settings = shared.settings_for(es_url, index_names).model_copy(update={"rate_limit_per_s": 0})
-    api = await aiohttp_client(create_app(settings, today=lambda: TODAY))
-    headers = {"Authorization": f"Bearer {mint_token(settings, scopes=ALL_SCOPES)}"}
-    return Live(es, index_names, api, headers, tmp_path, sample_sources.nppes_file)
+    """The loaded sample's own copy (cloned, not reloaded), the service on it."""
+    settings = shared.settings_for(es_url, sample_copy.names)
+    api = await serve(settings, today=lambda: TODAY)
+    return Live(
+        es, sample_copy.names, api, shared.bearer(settings), tmp_path, sample_sources.nppes_file
+    )
 
 
 async def test_a_termination_before_today_takes_the_provider_out_of_network(live: Live) -> None:

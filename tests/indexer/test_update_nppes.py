@@ -5,7 +5,6 @@ the merged file."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +20,6 @@ from indexer.lock import LockHeld, job_lock
 from indexer.update.live_version import live_version
 from indexer.update.nppes import update_nppes
 from indexer.update.options import UpdateOptions
-from service.web.app import create_app
-from service.web.auth import mint_token
-from service.web.settings import ALL_SCOPES
 from tests.indexer.update_files import merge
 from tests.source_rows import nppes_rows
 
@@ -44,12 +40,9 @@ def week1(tmp_path: Path, sample_sources: SourceFiles) -> UpdateStats:
 
 
 @pytest.fixture
-async def api(
-    aiohttp_client: shared.ClientFactory, es_url: str, index_names: IndexNames
-) -> AsyncIterator[tuple[shared.ApiClient, dict[str, str]]]:
-    settings = shared.settings_for(es_url, index_names).model_copy(update={"rate_limit_per_s": 0})
-    client = await aiohttp_client(create_app(settings, today=lambda: shared.SAMPLE_TODAY))
-    yield client, {"Authorization": f"Bearer {mint_token(settings, scopes=ALL_SCOPES)}"}
+def served_names(sample_copy: shared.SampleCopy) -> IndexNames:
+    """The service (``api``) reads this test's copy of the sample, the one the update changes."""
+    return sample_copy.names
 
 
 async def _get(api: tuple[shared.ApiClient, dict[str, str]], npi: str) -> tuple[int, Any, str]:
@@ -72,17 +65,18 @@ async def test_every_row_kind_lands_as_the_file_says(
     index_names: IndexNames,
     sample_sources: SourceFiles,
     week1: UpdateStats,
-    api: tuple[shared.ApiClient, dict[str, str]],
+    api: shared.ApiClient,
+    auth_header: dict[str, str],
     tmp_path: Path,
 ) -> None:
-    await _loaded(es, index_names, sample_sources)
+    service = (api, auth_header)
     untouched = next(
         row["NPI"]
         for row in nppes_rows(sample_sources.nppes_file)
         if row["Entity Type Code"] and row["NPI"] not in {r["NPI"] for r in nppes_rows(week1.out)}
     )
-    before = {npi: await _get(api, npi) for npi in (*week1.npis.changed, *week1.npis.stale)}
-    before[untouched] = await _get(api, untouched)
+    before = {npi: await _get(service, npi) for npi in (*week1.npis.changed, *week1.npis.stale)}
+    before[untouched] = await _get(service, untouched)
 
     report = await update_nppes(es, week1.out, _options(index_names, tmp_path))
 
@@ -102,7 +96,7 @@ async def test_every_row_kind_lands_as_the_file_says(
     rows = {row["NPI"]: row for row in nppes_rows(week1.out)}
     week_day = week1.week.isoformat()
     for npi in (*week1.npis.new, *week1.npis.reactivated, *week1.npis.changed):
-        status, body, etag = await _get(api, npi)
+        status, body, etag = await _get(service, npi)
         assert status == 200 and body["lastUpdated"] == week_day, npi
         last = rows[npi]["Provider Last Name (Legal Name)"] or None
         organization = rows[npi]["Provider Organization Name (Legal Business Name)"] or None
@@ -110,9 +104,9 @@ async def test_every_row_kind_lands_as_the_file_says(
         if npi in before:
             assert etag != before[npi][2]
     for npi in week1.npis.deactivated:
-        assert (await _get(api, npi))[0] == 404
+        assert (await _get(service, npi))[0] == 404
     for npi in (*week1.npis.stale, untouched):
-        assert await _get(api, npi) == before[npi]  # same body, same ETag
+        assert await _get(service, npi) == before[npi]  # same body, same ETag
 
     # Search sees the same providers as the lookups, after the update's one refresh.
     searched = await _sources(es, index_names, "search")
@@ -128,8 +122,8 @@ async def test_a_file_applied_twice_changes_nothing_the_second_time(
     sample_sources: SourceFiles,
     week1: UpdateStats,
     tmp_path: Path,
+    sample_copy: shared.SampleCopy,
 ) -> None:
-    await _loaded(es, index_names, sample_sources)
     await update_nppes(es, week1.out, _options(index_names, tmp_path))
     live = await live_version(es, index_names)
 
@@ -155,9 +149,9 @@ async def test_updates_equal_a_full_load_of_the_merged_file(
     sample_sources: SourceFiles,
     week1: UpdateStats,
     tmp_path: Path,
+    sample_copy: shared.SampleCopy,
 ) -> None:
     week2 = generate_update(sample_sources.nppes_file, tmp_path / "week2.csv", WEEK, seed=8)
-    await _loaded(es, index_names, sample_sources)
     for stats in (week1, week2):
         await update_nppes(es, stats.out, _options(index_names, tmp_path))
     merged = merge(
@@ -189,8 +183,8 @@ async def test_an_update_refuses_to_run_beside_another_job_and_names_it(
     sample_sources: SourceFiles,
     week1: UpdateStats,
     tmp_path: Path,
+    sample_copy: shared.SampleCopy,
 ) -> None:
-    await _loaded(es, index_names, sample_sources)
     async with job_lock(es, index_names, "load", "npidata_pfile_next.csv"):
         with pytest.raises(LockHeld, match=r"load of npidata_pfile_next\.csv by .*:[0-9]+"):
             await update_nppes(es, week1.out, _options(index_names, tmp_path))

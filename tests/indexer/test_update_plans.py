@@ -9,15 +9,10 @@ from pathlib import Path
 
 from elasticsearch import AsyncElasticsearch
 
-from core.index_contract import IndexNames
-from indexer.load.run import LoadOptions, SourceFiles, load
 from indexer.update.coverage import update_coverage
 from indexer.update.options import UpdateOptions
 from indexer.update.plans import plan_files, update_plans
-from service.web.app import create_app
-from service.web.auth import mint_token
-from service.web.settings import ALL_SCOPES
-from tests.conftest import SAMPLE_DIR, SAMPLE_TODAY, ApiClient, ClientFactory, settings_for
+from tests.conftest import SAMPLE_DIR, SampleCopy, Serve, bearer, settings_for
 from tests.service.plans import plan_files as sample_plans
 from tests.source_rows import canonical_bid, coverage_rows
 
@@ -39,14 +34,9 @@ def _edit(path: Path, keep: object, change: object = None) -> int:
 
 
 async def test_a_newer_plan_file_changes_and_removes_plans_in_place(
-    aiohttp_client: ClientFactory,
-    es: AsyncElasticsearch,
-    es_url: str,
-    index_names: IndexNames,
-    sample_sources: SourceFiles,
-    tmp_path: Path,
+    serve: Serve, es: AsyncElasticsearch, es_url: str, sample_copy: SampleCopy, tmp_path: Path
 ) -> None:
-    await load(es, sample_sources, LoadOptions(names=index_names, reject_file=tmp_path / "r.csv"))
+    index_names = sample_copy.names
     newer = tmp_path / "newer"
     newer.mkdir()
     for path in SAMPLE_DIR.iterdir():
@@ -71,32 +61,27 @@ async def test_a_newer_plan_file_changes_and_removes_plans_in_place(
     assert again.removed == 0 and set(again.outcomes) == {"unchanged"}
 
     settings = settings_for(es_url, index_names)
-    api: ApiClient = await aiohttp_client(create_app(settings, today=lambda: SAMPLE_TODAY))
-    auth = {"Authorization": f"Bearer {mint_token(settings, scopes=ALL_SCOPES)}"}
+    api = await serve(settings)
+    auth = bearer(settings)
     plan = await (await api.get(f"/v2/plans/{repriced}", headers=auth)).json()
     assert plan["monthlyPremium"] == 42.5
     assert (await api.get(f"/v2/plans/{dropped}", headers=auth)).status == 404
 
 
 async def test_a_plans_first_rows_give_it_a_network(
-    aiohttp_client: ClientFactory,
-    es: AsyncElasticsearch,
-    es_url: str,
-    index_names: IndexNames,
-    sample_sources: SourceFiles,
-    tmp_path: Path,
+    serve: Serve, es: AsyncElasticsearch, es_url: str, sample_copy: SampleCopy, tmp_path: Path
 ) -> None:
     """A plan no row names is unknown for everyone; once an update writes its first row, the
     provider it names is in network and everyone else out of network, as after a load."""
-    await load(es, sample_sources, LoadOptions(names=index_names, reject_file=tmp_path / "r.csv"))
+    index_names = sample_copy.names
     rows = coverage_rows(SAMPLE_DIR)
     with_rows = {canonical_bid(r["bid_id"]) for r in rows}
     bid = next(b for b in sample_plans.plans() if b not in with_rows)
     named = rows[0]["npi"]
     other = next(r["npi"] for r in rows if r["npi"] != named)
     settings = settings_for(es_url, index_names)
-    api: ApiClient = await aiohttp_client(create_app(settings, today=lambda: SAMPLE_TODAY))
-    auth = {"Authorization": f"Bearer {mint_token(settings, scopes=ALL_SCOPES)}"}
+    api = await serve(settings)
+    auth = bearer(settings)
 
     async def statuses() -> list[tuple[str, str | None]]:
         body = {"contractYear": 2026, "bidIds": [bid], "npis": [{"npi": named}, {"npi": other}]}

@@ -1,5 +1,6 @@
-"""The real console-script service (`provider-directory serve`) on the loaded sample, for tests
-that talk to it over a socket (schemathesis, the generated client)."""
+"""The real console-script service (`provider-directory serve`) on the loaded sample, started once
+per session, for tests that talk to it over a socket (schemathesis, the generated client, the
+docs page in chromium)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ REPO = Path(__file__).resolve().parents[2]
 READY_DEADLINE_S = 60.0
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def listening_socket() -> Iterator[socket.socket]:
     """A bound, listening loopback socket the service inherits: the port is held throughout."""
     with socket.socket() as sock:
@@ -47,11 +48,12 @@ async def _wait_ready(base: str, server: asyncio.subprocess.Process) -> None:
         pytest.fail(f"the service was not ready within {READY_DEADLINE_S:.0f} s")
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 async def live_service(
     es_url: str, loaded_sample: tuple[IndexNames, LoadReport], listening_socket: socket.socket
 ) -> AsyncIterator[str]:
-    """Base URL of the service (sandbox on, rate limits out of the way)."""
+    """Base URL of the service (sandbox on, rate limits out of the way), one process for the
+    session: the tests that use it only read."""
     env = os.environ | {
         "ELASTICSEARCH_URL": es_url,
         "PD_ENVIRONMENT": "test",

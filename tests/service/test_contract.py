@@ -16,6 +16,8 @@ from core.documents import Json
 from core.npi import with_check_digit
 from service.web.app import create_app
 from service.web.auth import mint_token
+from service.web.keys import LIMITER
+from service.web.ratelimit import RateLimiter
 from service.web.settings import Settings
 from tests.conftest import SAMPLE_DIR, SAMPLE_TODAY, ApiClient, ClientFactory
 from tests.source_rows import in_network_pair
@@ -168,7 +170,9 @@ async def test_auth_limits_and_outage_answers(
     aiohttp_client: ClientFactory, sample_settings: Settings
 ) -> None:
     limited = sample_settings.model_copy(update={"rate_limit_per_s": 0.001, "rate_limit_burst": 1})
-    client = await aiohttp_client(create_app(limited, today=lambda: SAMPLE_TODAY))
+    app = create_app(limited, today=lambda: SAMPLE_TODAY)
+    app[LIMITER] = RateLimiter(0.001, 1, clock=lambda: 0.0)  # no token comes back meanwhile
+    client = await aiohttp_client(app)
     contract = await contract_of(client)
     providers_only = {"Authorization": f"Bearer {mint_token(limited, scopes=['providers:read'])}"}
     body = {"contractYear": 2026, "bidIds": ["H1234_001"], "npis": [{"npi": NPI}]}

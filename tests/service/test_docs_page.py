@@ -1,16 +1,18 @@
 """The docs page in a real headless browser (Debian's chromium): Swagger UI renders every
-operation of the served OpenAPI document, with its Authorize button, from assets served here."""
+operation of the served OpenAPI document, with its Authorize button, from assets served here.
+Without chromium it is skipped, saying so; with CI=true it fails (tests.conftest.needs)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-import os
 import shutil
 from pathlib import Path
 from urllib.request import urlopen
 
 import pytest
+
+from tests.conftest import missing
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 # Without the background-networking switches chromium keeps calling out to the internet, which
@@ -38,9 +40,7 @@ def _read(url: str) -> bytes:
 @pytest.fixture
 def chromium() -> str:
     if CHROMIUM is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("chromium is not installed (.ci/run installs it)")
-        pytest.skip("chromium is not installed (apt-get install chromium)")
+        missing("chromium is not installed (apt-get install chromium; .ci/run installs it)")
     return CHROMIUM
 
 

@@ -8,11 +8,20 @@ from typing import Any
 
 import pytest
 
+from core.index_contract import IndexNames
 from service.web.app import create_app
 from service.web.auth import mint_token
+from service.web.keys import LIMITER
 from service.web.ratelimit import RateLimiter
 from service.web.settings import Settings
-from tests.conftest import BOOM_MESSAGE, BOOM_PATH, SAMPLE_DIR, ApiClient, ClientFactory
+from tests.conftest import (
+    BOOM_MESSAGE,
+    BOOM_PATH,
+    SAMPLE_DIR,
+    ApiClient,
+    ClientFactory,
+    settings_for,
+)
 from tests.source_rows import active_rows
 
 NPI = "1003000100"
@@ -155,38 +164,46 @@ async def test_rate_limit_per_subject(
     aiohttp_client: ClientFactory, sample_settings: Settings
 ) -> None:
     settings = sample_settings.model_copy(update={"rate_limit_per_s": 0.5, "rate_limit_burst": 3})
-    client = await aiohttp_client(create_app(settings))
+    app = create_app(settings)
+    now = [0.0]  # the limiter's clock, moved by the test: no answer depends on the machine's pace
+    app[LIMITER] = RateLimiter(0.5, 3, clock=lambda: now[0])
+    client = await aiohttp_client(app)
     alice = {"Authorization": f"Bearer {mint_token(settings, subject='alice')}"}
     bob = {"Authorization": f"Bearer {mint_token(settings, subject='bob')}"}
-    remaining = []
+    seen = []
     for _ in range(3):
         response = await client.get(PROVIDER, headers=alice)
         assert response.status == 200
         assert response.headers["RateLimit-Limit"] == "3"
-        remaining.append(int(response.headers["RateLimit-Remaining"]))
-        assert int(response.headers["RateLimit-Reset"]) >= 1
-    assert remaining == [2, 1, 0]
+        seen.append((response.headers["RateLimit-Remaining"], response.headers["RateLimit-Reset"]))
+    # Reset: seconds until the bucket is full again, 2 s a token at 0.5 per second.
+    assert seen == [("2", "2"), ("1", "4"), ("0", "6")]
     refused = await client.get(PROVIDER, headers=alice)
     await problem(refused, 429, "rate_limited")
-    assert 1 <= int(refused.headers["Retry-After"]) <= 2
+    assert refused.headers["Retry-After"] == "2"  # one whole token, at 0.5 per second
     assert refused.headers["RateLimit-Remaining"] == "0"
     # Errors count too, and carry the headers; another subject has its own bucket.
     assert (await client.post("/v2/providers/search", json={}, headers=alice)).status == 429
     assert (await client.get(PROVIDER, headers=bob)).status == 200
     # Unauthenticated routes are not limited.
     assert (await client.get("/healthz")).status == 200
+    now[0] = 2.0  # Retry-After later: one token back, and only one
+    assert (await client.get(PROVIDER, headers=alice)).status == 200
+    assert (await client.get(PROVIDER, headers=alice)).status == 429
 
 
 async def test_rate_limit_headers_on_errors_and_switch_off(
-    aiohttp_client: ClientFactory, sample_settings: Settings, auth_header: dict[str, str]
+    aiohttp_client: ClientFactory,
+    es_url: str,
+    served_names: IndexNames,
+    auth_header: dict[str, str],
 ) -> None:
-    client = await aiohttp_client(create_app(sample_settings))
+    limited = settings_for(es_url, served_names, rate_limited=True)  # the service's defaults
+    client = await aiohttp_client(create_app(limited))
     invalid = await client.get("/v2/providers/123", headers=auth_header)
     assert invalid.status == 400
     assert "RateLimit-Remaining" in invalid.headers
-    off = await aiohttp_client(
-        create_app(sample_settings.model_copy(update={"rate_limit_per_s": 0}))
-    )
+    off = await aiohttp_client(create_app(limited.model_copy(update={"rate_limit_per_s": 0})))
     response = await off.get(PROVIDER, headers=auth_header)
     assert response.status == 200
     assert "RateLimit-Limit" not in response.headers

@@ -19,15 +19,11 @@ from core.index_contract import IndexNames
 from indexer.load.run import LoadOptions, SourceFiles, load
 from indexer.update.options import UpdateOptions
 from indexer.update.plan_net import update_plan_net
-from service.web.app import create_app
-from service.web.auth import mint_token
-from service.web.settings import ALL_SCOPES
-from tests.conftest import SAMPLE_TODAY, ApiClient, ClientFactory, settings_for
+from tests.conftest import ApiClient, Serve, bearer, settings_for
 from tests.plan_net_rows import (
     NEW_HAVEN,
     PLAN_NET_DIR,
     languages,
-    miles,
     npi_of,
     positions,
     practitioner_of,
@@ -35,7 +31,7 @@ from tests.plan_net_rows import (
     role_networks,
     usable_practitioners,
 )
-from tests.source_rows import active_rows
+from tests.source_rows import active_rows, miles
 
 SOURCE = "plan-net:payer"
 GREEN_CIRCLE_CT = "Organization/plannet-network-HPID050000"  # plan HPID280000 uses it
@@ -121,11 +117,9 @@ async def directory_loaded(
 
 
 @pytest.fixture
-async def api(
-    aiohttp_client: ClientFactory, es_url: str, directory_loaded: tuple[IndexNames, Path]
-) -> ApiClient:
-    settings = settings_for(es_url, directory_loaded[0])
-    return await aiohttp_client(create_app(settings, today=lambda: SAMPLE_TODAY))
+def served_names(directory_loaded: tuple[IndexNames, Path]) -> IndexNames:
+    """This module's ``api`` serves the sample with the payer's directory."""
+    return directory_loaded[0]
 
 
 async def _post(api: ApiClient, auth: dict[str, str], path: str, body: Any) -> Any:
@@ -285,7 +279,7 @@ async def test_a_directory_adds_to_the_nppes_provider_of_its_npi(
 
 async def test_a_newer_export_replaces_what_the_directory_said(
     es: AsyncElasticsearch,
-    aiohttp_client: ClientFactory,
+    serve: Serve,
     es_url: str,
     sample_sources: SourceFiles,
     sample_individual: tuple[str, dict[str, str]],
@@ -333,8 +327,8 @@ async def test_a_newer_export_replaces_what_the_directory_said(
         again = await update_plan_net(es, after, options, "payer")
         assert set(again.outcomes) == {"unchanged"}
         settings = settings_for(es_url, names)
-        api = await aiohttp_client(create_app(settings, today=lambda: SAMPLE_TODAY))
-        auth = {"Authorization": f"Bearer {mint_token(settings, scopes=ALL_SCOPES)}"}
+        api = await serve(settings)
+        auth = bearer(settings)
         assert (await api.get(f"/v2/providers/{gone}", headers=auth)).status == 404
         for line, status in ((dropped, 404), (published[0], 200)):
             endpoint = f"/fhir/Endpoint/payer-{json.loads(line)['id']}"

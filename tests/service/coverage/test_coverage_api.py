@@ -13,7 +13,7 @@ import pytest
 
 from core.npi import with_check_digit
 from tests.conftest import SAMPLE_DIR, SAMPLE_TODAY, ApiClient
-from tests.source_rows import active_rows, canonical_bid
+from tests.source_rows import active_rows, canonical_bid, in_force
 from tests.source_rows import coverage_rows as sample_coverage_rows
 
 Row = dict[str, str]
@@ -27,13 +27,6 @@ def coverage_rows() -> list[Row]:
     return rows
 
 
-def _in_force(row: Row, day: date) -> bool:
-    start, end = row["effective_date"], row["termination_date"]
-    return (not start or date.fromisoformat(start) <= day) and (
-        not end or day < date.fromisoformat(end)
-    )
-
-
 def expected_status(rows: list[Row], bid: str, npi: str, location: str | None, day: date) -> str:
     """in_network / out_of_network by the rows in force; unknown when no row of the year names
     the plan at all (the directory holds no network for it)."""
@@ -44,7 +37,7 @@ def expected_status(rows: list[Row], bid: str, npi: str, location: str | None, d
         for r in rows
         if r["bid_id"] == bid
         and r["npi"] == npi
-        and _in_force(r, day)
+        and in_force(r, day)
         and (location is None or r["location_id"] in ("", location))
     ]
     if any(r["network_status"] == "in_network" for r in relevant):

@@ -18,7 +18,7 @@ from service.coverage.models import MAX_LOCATION_IDS
 from service.web.app import create_app
 from service.web.auth import mint_token
 from tests.conftest import SAMPLE_DIR, SAMPLE_TODAY, ApiClient, ClientFactory, settings_for
-from tests.source_rows import active_rows, canonical_bid, coverage_rows
+from tests.source_rows import active_rows, canonical_bid, coverage_rows, in_force
 
 Row = dict[str, str]
 ROWS = coverage_rows(SAMPLE_DIR)
@@ -121,9 +121,9 @@ async def test_the_row_in_force_gives_accepting_and_its_dates(
     api: ApiClient, auth_header: dict[str, str]
 ) -> None:
     def wanted(r: Row) -> bool:
-        in_force = (r["effective_date"] or "0000") <= DAY < (r["termination_date"] or "9999")
         known = r["accepting_new_patients"] != "" and r["termination_date"] != ""
-        return r["network_status"] == "in_network" and known and in_force
+        in_force_then = in_force(r, date.fromisoformat(DAY))
+        return r["network_status"] == "in_network" and known and in_force_then
 
     row = only_row(wanted)
     body = {"contractYear": 2026, "bidIds": [row["bid_id"]], "npis": [{"npi": row["npi"]}]}

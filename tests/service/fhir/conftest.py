@@ -1,6 +1,6 @@
-"""The NPPES sample and the Plan-Net export loaded once per module under a random prefix (as
+"""The NPPES sample and the Plan-Net export loaded once per session under a random prefix (as
 `provider-indexer load --source-dir data/sample --plan-net data/sample/plannet --plan-net-name
-ri` does), and the service built on them."""
+ri` does), read-only (write-blocked), and served by the shared ``api`` fixture."""
 
 from __future__ import annotations
 
@@ -10,18 +10,14 @@ from collections.abc import AsyncIterator
 import pytest
 from elasticsearch import AsyncElasticsearch
 
-from core.index_contract import IndexNames
+from core.index_contract import INDEX_KINDS, IndexNames
 from indexer.load.run import LoadOptions, SourceFiles, load
-from service.web.app import create_app
-from service.web.auth import mint_token
-from service.web.settings import ALL_SCOPES, Settings
-from tests.conftest import SAMPLE_TODAY, ApiClient, ClientFactory, settings_for
 from tests.plan_net_rows import PLAN_NET_DIR
 
 PLAN_NET_NAME = "ri"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 async def fhir_loaded(
     es: AsyncElasticsearch, sample_sources: SourceFiles
 ) -> AsyncIterator[IndexNames]:
@@ -32,6 +28,8 @@ async def fhir_loaded(
     try:
         report = await load(es, sources, LoadOptions(names=names))
         assert report.accounted
+        indices = ",".join(names.versioned(kind, report.version) for kind in INDEX_KINDS)
+        await es.indices.put_settings(index=indices, settings={"index.blocks.write": True})
         yield names
     finally:
         await es.indices.delete(
@@ -40,16 +38,6 @@ async def fhir_loaded(
 
 
 @pytest.fixture
-def fhir_settings(es_url: str, fhir_loaded: IndexNames) -> Settings:
-    # No rate limit: a test walks a search through up to a hundred pages at once.
-    return settings_for(es_url, fhir_loaded).model_copy(update={"rate_limit_per_s": 0})
-
-
-@pytest.fixture
-async def api(aiohttp_client: ClientFactory, fhir_settings: Settings) -> ApiClient:
-    return await aiohttp_client(create_app(fhir_settings, today=lambda: SAMPLE_TODAY))
-
-
-@pytest.fixture
-def token_header(fhir_settings: Settings) -> dict[str, str]:
-    return {"Authorization": f"Bearer {mint_token(fhir_settings, scopes=ALL_SCOPES)}"}
+def served_names(fhir_loaded: IndexNames) -> IndexNames:
+    """The FHIR tests' ``api`` and ``sample_settings`` serve the sample with its Plan-Net export."""
+    return fhir_loaded

@@ -16,11 +16,11 @@ from typing import Any
 from fhir.resources.R4B import get_fhir_model_class
 from yarl import URL
 
-from core.text import normalize
 from service.fhir.models import RESOURCE_TYPES
 from tests.conftest import SAMPLE_DIR, ApiClient
 from tests.plan_net_rows import npi_of, resources, usable_practitioners
 from tests.source_rows import active_rows, taxonomies
+from tests.source_rows import words as normalize
 
 Row = dict[str, str]
 Json = dict[str, Any]

@@ -13,10 +13,9 @@ import pytest
 from fhir.resources.R4B.operationoutcome import OperationOutcome
 from yarl import URL
 
-from service.web.app import create_app
 from service.web.auth import mint_token
 from service.web.settings import Settings
-from tests.conftest import SAMPLE_TODAY, ApiClient, ClientFactory
+from tests.conftest import ApiClient, Serve
 from tests.service.fhir import fhir_rows as F
 from tests.service.fhir.fhir_rows import Json, Pairs
 
@@ -162,14 +161,14 @@ async def test_unknown_types_and_ids_are_not_found(api: ApiClient, path: str) ->
 
 
 async def test_a_valid_token_reads_as_anonymous_does(
-    api: ApiClient, token_header: dict[str, str]
+    api: ApiClient, auth_header: dict[str, str]
 ) -> None:
     npi = F.individuals()[0]["NPI"]
     anonymous = await F.fetch(api, f"/fhir/Practitioner/{npi}")
-    assert await F.fetch(api, f"/fhir/Practitioner/{npi}", headers=token_header) == anonymous
-    found = await F.fetch(api, "/fhir/Practitioner", [("_id", npi)], headers=token_header)
+    assert await F.fetch(api, f"/fhir/Practitioner/{npi}", headers=auth_header) == anonymous
+    found = await F.fetch(api, "/fhir/Practitioner", [("_id", npi)], headers=auth_header)
     assert [e["resource"] for e in found["entry"]] == [anonymous]
-    await F.fetch(api, "/fhir/metadata", headers=token_header)
+    await F.fetch(api, "/fhir/metadata", headers=auth_header)
 
 
 @pytest.mark.parametrize(
@@ -188,20 +187,20 @@ async def test_an_invalid_token_is_refused(api: ApiClient, authorization: str) -
 
 
 async def test_an_expired_or_foreign_token_is_refused(
-    api: ApiClient, fhir_settings: Settings
+    api: ApiClient, sample_settings: Settings
 ) -> None:
-    expired = mint_token(fhir_settings, ttl_s=-60)
-    other = fhir_settings.model_copy(update={"jwt_secret": "another-secret-" + "x" * 32})
+    expired = mint_token(sample_settings, ttl_s=-60)
+    other = sample_settings.model_copy(update={"jwt_secret": "another-secret-" + "x" * 32})
     for token in (expired, mint_token(other)):
         headers = {"Authorization": f"Bearer {token}"}
         await _outcome(api, "/fhir/Practitioner", [], 401, headers)
 
 
 async def test_without_anonymous_reads_a_token_is_needed(
-    aiohttp_client: ClientFactory, fhir_settings: Settings
+    serve: Serve, sample_settings: Settings
 ) -> None:
-    settings = fhir_settings.model_copy(update={"fhir_anonymous": False})
-    closed = await aiohttp_client(create_app(settings, today=lambda: SAMPLE_TODAY))
+    settings = sample_settings.model_copy(update={"fhir_anonymous": False})
+    closed = await serve(settings)
     npi = F.organizations()[0]["NPI"]
     for path in ("/fhir/metadata", "/fhir/Organization", f"/fhir/Organization/{npi}"):
         outcome = await _outcome(closed, path, [], 401)

@@ -12,9 +12,10 @@ from collections.abc import Callable
 import pytest
 
 from tests.conftest import ApiClient
-from tests.plan_net_rows import miles, resources
+from tests.plan_net_rows import resources
 from tests.service.fhir import fhir_rows as F
 from tests.service.fhir.fhir_rows import Json, Pairs, Row
+from tests.source_rows import miles
 
 Keys = Counter[tuple[str, str]]
 Case = tuple[Pairs, Keys]

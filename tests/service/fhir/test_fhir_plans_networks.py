@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import csv
 from collections import Counter
-from datetime import date
 
 from tests.conftest import SAMPLE_DIR, SAMPLE_TODAY, ApiClient
 from tests.plan_net_rows import resources
 from tests.service.fhir import fhir_rows as F
-from tests.source_rows import canonical_bid, coverage_rows
+from tests.source_rows import canonical_bid, coverage_rows, in_force
 
 PLANS_FILE = SAMPLE_DIR / "medicare_plan_finder_2026_plans.csv"
 YEAR = 2026
@@ -26,11 +25,6 @@ def _plan_id(bid: str) -> str:
     return f"{YEAR}-{canonical_bid(bid).replace('_', '-')}"
 
 
-def _in_force(row: dict[str, str], day: date) -> bool:
-    starts, ends = row["effective_date"], row["termination_date"]
-    return (not starts or starts <= day.isoformat()) and (not ends or day.isoformat() < ends)
-
-
 def _members(entity: str) -> dict[str, set[str]]:
     """Plan year network id -> the active NPIs of ``entity`` ("1", "2") the coverage file
     puts in it on the tests' day."""
@@ -39,7 +33,7 @@ def _members(entity: str) -> dict[str, set[str]]:
     for row in coverage_rows(SAMPLE_DIR):
         if row["network_status"] != "in_network" or kinds.get(row["npi"]) != entity:
             continue
-        if _in_force(row, SAMPLE_TODAY):
+        if in_force(row, SAMPLE_TODAY):
             network = "network-" + _plan_id(row["bid_id"])
             members.setdefault(network, set()).add(row["npi"])
     return members
@@ -104,7 +98,7 @@ async def test_payers_and_networks_are_organizations_told_apart_by_type(api: Api
     assert not set(providers) & (payers | {n["id"] for n in networks})
 
 
-async def test_network_members_are_the_in_network_rows_in_force(api: ApiClient) -> None:
+async def test_network_members_are_the_in_network_rowsin_force(api: ApiClient) -> None:
     members = _members("1")
     network, npis = max(members.items(), key=lambda item: (len(item[1]), item[0]))
     assert len(npis) >= 2
@@ -131,7 +125,7 @@ async def test_a_row_out_of_force_leaves_the_network(api: ApiClient) -> None:
     ended = [
         r
         for r in coverage_rows(SAMPLE_DIR)
-        if r["network_status"] == "in_network" and not _in_force(r, SAMPLE_TODAY)
+        if r["network_status"] == "in_network" and not in_force(r, SAMPLE_TODAY)
     ]
     assert ended, "the sample's coverage file has rows that ended or have not begun"
     members = _members("1") | _members("2")

@@ -7,11 +7,11 @@ import re
 from collections import Counter
 from typing import Any
 
-from core.text import normalize
 from tests.conftest import ApiClient
 from tests.plan_net_rows import npi_of, resources
 from tests.service.fhir import fhir_rows as F
 from tests.service.fhir.conftest import PLAN_NET_NAME
+from tests.source_rows import words as normalize
 
 Json = dict[str, Any]
 

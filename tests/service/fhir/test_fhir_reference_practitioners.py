@@ -35,12 +35,12 @@ async def test_all_two_thousand_are_served_on_fhir(api: ApiClient) -> None:
 
 
 async def test_all_two_thousand_are_served_on_v2(
-    api: ApiClient, token_header: dict[str, str]
+    api: ApiClient, auth_header: dict[str, str]
 ) -> None:
     practitioners = sorted(_reference_practitioners().items())
 
     async def served(npi: str) -> tuple[str, int, object]:
-        response = await api.get(f"/v2/providers/{npi}", headers=token_header)
+        response = await api.get(f"/v2/providers/{npi}", headers=auth_header)
         body = await response.json()
         return npi, response.status, body
 

@@ -17,7 +17,7 @@ def nh_plan() -> str:
     return next(b for b in listed if b in plan_files.plans())
 
 
-async def test_a_plan_and_its_service_area(plans_api: ApiClient, auth: dict[str, str]) -> None:
+async def test_a_plan_and_its_service_area(api: ApiClient, auth_header: dict[str, str]) -> None:
     bid = nh_plan()
     rows = [r for r in plan_files.zip_rows() if plan_files.bid(r["bid_id"]) == bid]
     # The NH rows of the ZIP file name each county with its FIPS code.
@@ -27,7 +27,7 @@ async def test_a_plan_and_its_service_area(plans_api: ApiClient, auth: dict[str,
         for r in plan_files.county_rows()
         if plan_files.bid(r["bid_id"]) == bid and r["state_dir"] == "NH"
     ]
-    response = await plans_api.get(f"/v2/plans/{bid.replace('_', '-')}", headers=auth)
+    response = await api.get(f"/v2/plans/{bid.replace('_', '-')}", headers=auth_header)
     assert response.status == 200
     plan = await response.json()
     row = plan_files.plans()[bid]
@@ -42,20 +42,20 @@ async def test_a_plan_and_its_service_area(plans_api: ApiClient, auth: dict[str,
 
 
 async def test_a_county_plan_covers_the_county_zips_the_zip_file_does_not_list(
-    plans_api: ApiClient, auth: dict[str, str]
+    api: ApiClient, auth_header: dict[str, str]
 ) -> None:
     wyoming = sorted(
         {plan_files.bid(r["bid_id"]) for r in plan_files.county_rows() if r["state_dir"] == "WY"}
     )
     bid = wyoming[0]
     counties = {r["county"] for r in plan_files.county_rows() if plan_files.bid(r["bid_id"]) == bid}
-    plan = await (await plans_api.get(f"/v2/plans/{bid}", headers=auth)).json()
+    plan = await (await api.get(f"/v2/plans/{bid}", headers=auth_header)).json()
     assert {c["name"].removesuffix(" County") for c in plan["serviceArea"]["counties"]} == counties
     assert plan["serviceArea"]["states"] == ["WY"] and plan["serviceArea"]["zipCount"] > 0
     # A ZIP of one of those counties finds the plan, though the ZIP file has no Wyoming rows.
     laramie = "82001"  # Cheyenne, Laramie County
     assert "Laramie" in counties
-    answer = await plans_api.post(
+    answer = await api.post(
         "/v2/plans/search",
         json={
             "zip": laramie,
@@ -63,7 +63,7 @@ async def test_a_county_plan_covers_the_county_zips_the_zip_file_does_not_list(
             "planTypes": ["H", "R", "E", "S"],
             "snp": "include",
         },
-        headers=auth,
+        headers=auth_header,
     )
     assert bid in {p["bidId"] for p in (await answer.json())["results"]}
 
@@ -78,19 +78,17 @@ async def test_a_county_plan_covers_the_county_zips_the_zip_file_does_not_list(
     ],
 )
 async def test_unknown_and_malformed(
-    plans_api: ApiClient, auth: dict[str, str], path: str, status: int, code: str
+    api: ApiClient, auth_header: dict[str, str], path: str, status: int, code: str
 ) -> None:
-    response = await plans_api.get(path, headers=auth)
+    response = await api.get(path, headers=auth_header)
     assert response.status == status
     assert (await response.json())["code"] == code
 
 
-async def test_plans_need_the_coverage_scope(
-    plans_api: ApiClient, sample_settings: Settings
-) -> None:
+async def test_plans_need_the_coverage_scope(api: ApiClient, sample_settings: Settings) -> None:
     token = mint_token(sample_settings, scopes=["providers:read"])
     headers = {"Authorization": f"Bearer {token}"}
-    assert (await plans_api.get("/v2/plans/H0104_016_000", headers=headers)).status == 403
-    response = await plans_api.post("/v2/plans/search", json={"zip": "03031"}, headers=headers)
+    assert (await api.get("/v2/plans/H0104_016_000", headers=headers)).status == 403
+    response = await api.post("/v2/plans/search", json={"zip": "03031"}, headers=headers)
     assert response.status == 403
-    assert (await plans_api.get("/v2/plans/search", headers=headers)).status == 405
+    assert (await api.get("/v2/plans/search", headers=headers)).status == 405

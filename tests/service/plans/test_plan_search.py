@@ -45,9 +45,9 @@ def accepting(bid: str, npi: str) -> bool | None:
 
 @pytest.mark.parametrize("zip_code", sample_zips("NH", 6) + sample_zips("SC", 6))
 async def test_a_zip_answers_the_plan_finder_plans_of_that_zip(
-    plans_api: ApiClient, auth: dict[str, str], zip_code: str
+    api: ApiClient, auth_header: dict[str, str], zip_code: str
 ) -> None:
-    answer = await search(plans_api, auth, zip=zip_code, pageSize=100, **EVERY_KIND)
+    answer = await search(api, auth_header, zip=zip_code, pageSize=100, **EVERY_KIND)
     expected = plan_files.plans_by_zip()[zip_code]
     assert {p["bidId"] for p in answer["results"]} == expected
     assert answer["totalCount"] == len(expected) and answer["nextCursor"] is None
@@ -58,13 +58,15 @@ async def test_a_zip_answers_the_plan_finder_plans_of_that_zip(
 
 
 async def test_default_filters_leave_out_drug_plans_and_special_needs_plans(
-    plans_api: ApiClient, auth: dict[str, str]
+    api: ApiClient, auth_header: dict[str, str]
 ) -> None:
     zip_code = "03031"
     everything = plan_files.plans_by_zip()[zip_code]
-    default = await search(plans_api, auth, zip=zip_code, pageSize=100)
-    snp_only = await search(plans_api, auth, zip=zip_code, pageSize=100, snp="only")
-    drug = await search(plans_api, auth, zip=zip_code, pageSize=100, planTypes=["S"], snp="include")
+    default = await search(api, auth_header, zip=zip_code, pageSize=100)
+    snp_only = await search(api, auth_header, zip=zip_code, pageSize=100, snp="only")
+    drug = await search(
+        api, auth_header, zip=zip_code, pageSize=100, planTypes=["S"], snp="include"
+    )
     special = {b for b in everything if plan_files.is_special_needs(plan_files.plans()[b])}
     drug_plans = {b for b in everything if b.startswith("S")}
     assert special and drug_plans
@@ -74,8 +76,8 @@ async def test_default_filters_leave_out_drug_plans_and_special_needs_plans(
     assert all(p["specialNeeds"] for p in snp_only["results"])
 
 
-async def test_money_and_stars_equal_the_files(plans_api: ApiClient, auth: dict[str, str]) -> None:
-    answered = await search(plans_api, auth, zip="29201", pageSize=100, **EVERY_KIND)
+async def test_money_and_stars_equal_the_files(api: ApiClient, auth_header: dict[str, str]) -> None:
+    answered = await search(api, auth_header, zip="29201", pageSize=100, **EVERY_KIND)
     assert answered["results"]
     for plan in answered["results"]:
         row = plan_files.plans()[plan["bidId"]]
@@ -95,7 +97,7 @@ async def test_money_and_stars_equal_the_files(plans_api: ApiClient, auth: dict[
                 "year": 2026,
             }
     # A hand-worked plan: "$10,000 In and Out-of-network | $6,150 In-network" and so on.
-    detail = await plans_api.get("/v2/plans/H0104-016-000", headers=auth)
+    detail = await api.get("/v2/plans/H0104-016-000", headers=auth_header)
     plan = await detail.json()
     assert (plan["monthlyPremium"], plan["healthDeductible"], plan["drugDeductible"]) == (
         0.0,
@@ -106,18 +108,18 @@ async def test_money_and_stars_equal_the_files(plans_api: ApiClient, auth: dict[
 
 
 async def test_statuses_equal_the_coverage_check_and_the_default_order(
-    plans_api: ApiClient, auth: dict[str, str]
+    api: ApiClient, auth_header: dict[str, str]
 ) -> None:
     zip_code = "03031"
     npis = [*doctors_of(plan_files.plans_by_zip()[zip_code], 3), "1234567893"]
     asked = [{"npi": npi} for npi in npis]
-    answer = await search(plans_api, auth, zip=zip_code, npis=asked, pageSize=100, **EVERY_KIND)
+    answer = await search(api, auth_header, zip=zip_code, npis=asked, pageSize=100, **EVERY_KIND)
     plans = answer["results"]
     bids = [p["bidId"] for p in plans]
-    coverage = await plans_api.post(
+    coverage = await api.post(
         "/v2/providers/coverage",
         json={"contractYear": 2026, "bidIds": bids, "npis": asked, "asOf": str(SAMPLE_TODAY)},
-        headers=auth,
+        headers=auth_header,
     )
     assert coverage.status == 200
     checked = {group["bidId"]: group for group in await coverage.json()}
@@ -159,19 +161,19 @@ async def test_statuses_equal_the_coverage_check_and_the_default_order(
 
 @pytest.mark.parametrize("sort", ["providers", "premium", "stars"])
 async def test_paging_walks_every_plan_once(
-    plans_api: ApiClient, auth: dict[str, str], sort: str
+    api: ApiClient, auth_header: dict[str, str], sort: str
 ) -> None:
     body: dict[str, Any] = {"zip": "29201", "sort": sort, **EVERY_KIND}
-    whole = await search(plans_api, auth, pageSize=100, **body)
-    paged = await every_page(plans_api, auth, pageSize=7, **body)
+    whole = await search(api, auth_header, pageSize=100, **body)
+    paged = await every_page(api, auth_header, pageSize=7, **body)
     assert [p["bidId"] for p in paged] == [p["bidId"] for p in whole["results"]]
     assert len({p["bidId"] for p in paged}) == whole["totalCount"] > 7
 
 
-async def test_premium_and_stars_filters(plans_api: ApiClient, auth: dict[str, str]) -> None:
-    everything = await search(plans_api, auth, zip="29201", pageSize=100)
-    cheap = await search(plans_api, auth, zip="29201", pageSize=100, maxMonthlyPremium=20)
-    rated = await search(plans_api, auth, zip="29201", pageSize=100, minStars=4)
+async def test_premium_and_stars_filters(api: ApiClient, auth_header: dict[str, str]) -> None:
+    everything = await search(api, auth_header, zip="29201", pageSize=100)
+    cheap = await search(api, auth_header, zip="29201", pageSize=100, maxMonthlyPremium=20)
+    rated = await search(api, auth_header, zip="29201", pageSize=100, minStars=4)
     assert {p["bidId"] for p in cheap["results"]} == {
         p["bidId"]
         for p in everything["results"]
@@ -185,7 +187,7 @@ async def test_premium_and_stars_filters(plans_api: ApiClient, auth: dict[str, s
     assert 0 < cheap["totalCount"] < everything["totalCount"]
 
 
-async def test_a_county_answers_its_plans(plans_api: ApiClient, auth: dict[str, str]) -> None:
+async def test_a_county_answers_its_plans(api: ApiClient, auth_header: dict[str, str]) -> None:
     # Hillsborough County, NH: its ZIPs' rows (the ZIP file gives the FIPS code) and its rows
     # of the county file.
     expected = {plan_files.bid(r["bid_id"]) for r in plan_files.zip_rows() if r["fips"] == "33011"}
@@ -194,7 +196,7 @@ async def test_a_county_answers_its_plans(plans_api: ApiClient, auth: dict[str, 
         for r in plan_files.county_rows()
         if r["state_dir"] == "NH" and r["county"] == "Hillsborough"
     }
-    answer = await search(plans_api, auth, countyFips="33011", pageSize=100, **EVERY_KIND)
+    answer = await search(api, auth_header, countyFips="33011", pageSize=100, **EVERY_KIND)
     assert {p["bidId"] for p in answer["results"]} == expected
     assert answer["area"] == {
         "zip": None,
@@ -204,12 +206,12 @@ async def test_a_county_answers_its_plans(plans_api: ApiClient, auth: dict[str, 
     }
 
 
-async def test_a_zip_without_plans_says_why(plans_api: ApiClient, auth: dict[str, str]) -> None:
-    answer = await search(plans_api, auth, zip="10013")  # Manhattan: no plan file covers NY
+async def test_a_zip_without_plans_says_why(api: ApiClient, auth_header: dict[str, str]) -> None:
+    answer = await search(api, auth_header, zip="10013")  # Manhattan: no plan file covers NY
     assert answer["totalCount"] == 0 and answer["results"] == []
     assert answer["noResults"]["code"] == "no_plan_offered"
     assert answer["area"]["state"] == "NY"
-    filtered = await search(plans_api, auth, zip="03031", maxMonthlyPremium=0, minStars=5)
+    filtered = await search(api, auth_header, zip="03031", maxMonthlyPremium=0, minStars=5)
     if filtered["totalCount"] == 0:
         assert filtered["noResults"]["code"] == "no_plan_matches"
 
@@ -233,14 +235,14 @@ async def test_a_zip_without_plans_says_why(plans_api: ApiClient, auth: dict[str
     ],
 )
 async def test_bad_input_is_a_problem_naming_the_field(
-    plans_api: ApiClient,
-    auth: dict[str, str],
+    api: ApiClient,
+    auth_header: dict[str, str],
     body: dict[str, Any],
     status: int,
     code: str,
     field: str,
 ) -> None:
-    response = await plans_api.post(PLAN_SEARCH, json=body, headers=auth)
+    response = await api.post(PLAN_SEARCH, json=body, headers=auth_header)
     assert response.status == status, await response.text()
     problem = await response.json()
     assert problem["code"] == code

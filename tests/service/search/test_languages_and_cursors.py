@@ -6,16 +6,16 @@ from __future__ import annotations
 import base64
 import csv
 import json
+import uuid
 from collections import Counter
-from pathlib import Path
+from collections.abc import AsyncIterator
 
 import pytest
 from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import IndexNames
 from indexer.load.run import LoadOptions, SourceFiles, load
-from service.web.app import create_app
-from tests.conftest import ApiClient, ClientFactory, settings_for
+from tests.conftest import ApiClient, Serve, settings_for
 from tests.service.search.calls import LOWER_MANHATTAN, search
 from tests.source_rows import active_rows
 
@@ -30,11 +30,16 @@ ADDRESS_COLUMNS = (
 LANGUAGES = ("Spanish", "Spanish, French", "French", "Mandarin")
 
 
-@pytest.fixture
-async def spoken(
-    es: AsyncElasticsearch, index_names: IndexNames, sample_sources: SourceFiles, tmp_path: Path
-) -> dict[str, tuple[str, ...]]:
-    """The sample loaded with one more DAC file giving languages to Manhattan individuals."""
+@pytest.fixture(scope="module")
+async def spoken_names(
+    es: AsyncElasticsearch,
+    sample_sources: SourceFiles,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> AsyncIterator[tuple[IndexNames, dict[str, tuple[str, ...]]]]:
+    """The sample loaded, once for the module's read-only tests, with one more DAC file giving
+    languages to Manhattan individuals; the languages given, by NPI."""
+    index_names = IndexNames(f"test-spoken-{uuid.uuid4().hex[:8]}")
+    tmp_path = tmp_path_factory.mktemp("spoken")
     manhattan = [
         row
         for row in active_rows(sample_sources.nppes_file)
@@ -49,19 +54,31 @@ async def spoken(
             address = [row[column] for column in ADDRESS_COLUMNS]
             writer.writerow([row["NPI"], *address, given[row["NPI"]]])
     sources = SourceFiles(**{**vars(sample_sources), "dac": (*sample_sources.dac, extra)})
-    await load(es, sources, LoadOptions(names=index_names))
-    return {npi: tuple(lang.strip() for lang in langs.split(",")) for npi, langs in given.items()}
+    try:
+        await load(es, sources, LoadOptions(names=index_names))
+        yield (
+            index_names,
+            {npi: tuple(lang.strip() for lang in langs.split(",")) for npi, langs in given.items()},
+        )
+    finally:
+        await es.indices.delete(
+            index=f"{index_names.prefix}-*", ignore_unavailable=True, allow_no_indices=True
+        )
+
+
+@pytest.fixture
+def spoken(
+    spoken_names: tuple[IndexNames, dict[str, tuple[str, ...]]],
+) -> dict[str, tuple[str, ...]]:
+    return spoken_names[1]
 
 
 @pytest.fixture
 async def spoken_api(
-    aiohttp_client: ClientFactory,
-    es_url: str,
-    index_names: IndexNames,
-    spoken: dict[str, tuple[str, ...]],
+    serve: Serve, es_url: str, spoken_names: tuple[IndexNames, dict[str, tuple[str, ...]]]
 ) -> ApiClient:
     """The service over the sample loaded with languages (``spoken``)."""
-    return await aiohttp_client(create_app(settings_for(es_url, index_names)))
+    return await serve(settings_for(es_url, spoken_names[0]))
 
 
 async def test_language_filter_and_facet(

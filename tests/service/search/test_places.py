@@ -10,7 +10,6 @@ import pytest
 import zipcodes
 from pydantic import ValidationError
 
-from core.geo import haversine_miles
 from service.search.places import (
     CityLocation,
     LatLng,
@@ -20,6 +19,7 @@ from service.search.places import (
     resolve,
 )
 from service.web.problems import from_directory_error
+from tests.conftest import Miles
 
 TOLERANCE_MILES = 5.0
 NYC = (40.7128, -74.0060)
@@ -123,11 +123,11 @@ PLACES: list[tuple[LocationInput, float, float]] = [
 
 @pytest.mark.parametrize(("location", "lat", "lng"), PLACES, ids=[str(p[0]) for p in PLACES])
 def test_places_resolve_near_their_published_coordinates(
-    location: LocationInput, lat: float, lng: float
+    location: LocationInput, lat: float, lng: float, miles: Miles
 ) -> None:
     place = resolve(location)
-    miles = haversine_miles(place.lat, place.lng, lat, lng)
-    assert miles <= TOLERANCE_MILES, f"{location!r} -> {place.label}, {miles:.1f} mi off"
+    off = miles((place.lat, place.lng), (lat, lng))
+    assert off <= TOLERANCE_MILES, f"{location!r} -> {place.label}, {off:.1f} mi off"
 
 
 def test_the_table_is_broad() -> None:

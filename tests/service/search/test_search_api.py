@@ -13,23 +13,11 @@ from core.index_contract import IndexNames
 from core.lookup_answers import stored_locations
 from indexer.load.run import LoadReport, SourceFiles
 from service.search.vocabulary import curated_terms
-from service.web.app import create_app
-from service.web.settings import Settings
-from tests.conftest import SAMPLE_TODAY, ApiClient, ClientFactory
+from tests.conftest import ApiClient, Miles
 from tests.service.search.calls import LOWER_MANHATTAN, all_results, search
 from tests.source_rows import active_rows
 
 EDGE_MILES = 0.05  # geo precision at the radius edge
-
-
-def miles(lat1: float, lng1: float, lat2: float, lng2: float) -> float:
-    """Great-circle distance, written here independently of the service's code."""
-    p1, p2 = math.radians(lat1), math.radians(lat2)
-    h = (
-        math.sin((p2 - p1) / 2) ** 2
-        + math.cos(p1) * math.cos(p2) * math.sin(math.radians(lng2 - lng1) / 2) ** 2
-    )
-    return 7917.5226 * math.asin(math.sqrt(h))
 
 
 @pytest.fixture(scope="module")
@@ -67,13 +55,14 @@ async def test_results_are_exactly_the_providers_within_the_radius(
     stored_points: list[tuple[str, float, float]],
     point: dict[str, float],
     radius: float,
+    miles: Miles,
 ) -> None:
     results = await all_results(api, auth_header, location=point, radius=radius)
     returned = [r["npis"][0] for r in results]
     assert len(returned) == len(set(returned)), "a provider appears twice"
     nearest: dict[str, float] = {}
     for npi, lat, lng in stored_points:
-        d = miles(point["lat"], point["lng"], lat, lng)
+        d = miles((point["lat"], point["lng"]), (lat, lng))
         nearest[npi] = min(d, nearest.get(npi, math.inf))
     inside = {npi for npi, d in nearest.items() if d <= radius - EDGE_MILES}
     outside = {npi for npi, d in nearest.items() if d > radius + EDGE_MILES}
@@ -87,7 +76,7 @@ async def test_results_are_exactly_the_providers_within_the_radius(
 
 
 async def test_distance_sort_is_monotonic_and_distances_are_true(
-    api: ApiClient, auth_header: dict[str, str]
+    api: ApiClient, auth_header: dict[str, str], miles: Miles
 ) -> None:
     results = await all_results(
         api, auth_header, query="medicine", location=LOWER_MANHATTAN, radius=5, sort="distance"
@@ -98,9 +87,8 @@ async def test_distance_sort_is_monotonic_and_distances_are_true(
     for result in results:
         for location in result["locations"]:
             address = location["address"]
-            expected = miles(
-                LOWER_MANHATTAN["lat"], LOWER_MANHATTAN["lng"], address["lat"], address["lng"]
-            )
+            here = (LOWER_MANHATTAN["lat"], LOWER_MANHATTAN["lng"])
+            expected = miles(here, (address["lat"], address["lng"]))
             assert location["distance"] == pytest.approx(expected, abs=0.02)
 
 
@@ -152,17 +140,9 @@ async def test_organisation_name_finds_it(
         assert row["NPI"] in [r["npis"][0] for r in page["results"]], name
 
 
-@pytest.fixture
-async def unlimited_api(aiohttp_client: ClientFactory, sample_settings: Settings) -> ApiClient:
-    """Hundreds of searches in a row from one token: more than the rate limit's burst."""
-    unlimited = sample_settings.model_copy(update={"rate_limit_per_s": 0})
-    return await aiohttp_client(create_app(unlimited, today=lambda: SAMPLE_TODAY))
-
-
 async def test_every_vocabulary_term_returns_only_that_specialty(
-    unlimited_api: ApiClient, auth_header: dict[str, str]
+    api: ApiClient, auth_header: dict[str, str]
 ) -> None:
-    api = unlimited_api
     found_any = Counter[str]()
     for key, concept in curated_terms().items():
         page = await search(api, auth_header, query=" ".join(key), pageSize=10, facets=False)
@@ -227,6 +207,7 @@ async def test_distance_facet_counts_providers_with_an_in_radius_location_in_eac
     auth_header: dict[str, str],
     stored_points: list[tuple[str, float, float]],
     radius: float,
+    miles: Miles,
 ) -> None:
     page = await search(
         api, auth_header, location=LOWER_MANHATTAN, radius=radius, pageSize=1, facets=True
@@ -237,7 +218,7 @@ async def test_distance_facet_counts_providers_with_an_in_radius_location_in_eac
         top = min(high, radius) if high is not None else radius
         surely, maybe = set(), set()  # a location this close to an edge may fall either side
         for npi, lat, lng in stored_points:
-            d = miles(*here, lat, lng)
+            d = miles(here, (lat, lng))
             if low + EDGE_MILES < d < top - EDGE_MILES:
                 surely.add(npi)
             if low - EDGE_MILES <= d <= top + EDGE_MILES:

@@ -5,7 +5,6 @@ from the sample's NPPES file (tests.source_rows), not from the code under test."
 from __future__ import annotations
 
 import csv
-import math
 import re
 from collections import Counter
 from typing import Any
@@ -14,7 +13,7 @@ import pytest
 import zipcodes
 
 from indexer.load.run import SourceFiles
-from tests.conftest import ApiClient
+from tests.conftest import ApiClient, Miles
 from tests.service.search.calls import search
 from tests.source_rows import active_rows
 
@@ -47,15 +46,6 @@ def primary_codes(row: Row) -> set[str]:
 def zip_point(code: str) -> tuple[float, float]:
     [entry] = zipcodes.matching(code[:5])  # type: ignore[no-untyped-call]
     return float(entry["lat"]), float(entry["long"])
-
-
-def miles(a: tuple[float, float], b: tuple[float, float]) -> float:
-    p1, p2 = math.radians(a[0]), math.radians(b[0])
-    h = (
-        math.sin((p2 - p1) / 2) ** 2
-        + math.cos(p1) * math.cos(p2) * math.sin(math.radians(b[1] - a[1]) / 2) ** 2
-    )
-    return 7917.5226 * math.asin(math.sqrt(h))
 
 
 @pytest.fixture(scope="module")
@@ -155,7 +145,7 @@ def _unique_surname(rows: dict[str, Row], zip_prefix: str) -> Row:
 
 
 async def test_a_name_found_only_far_away_says_how_far(
-    api: ApiClient, auth_header: dict[str, str], rows: dict[str, Row]
+    api: ApiClient, auth_header: dict[str, str], rows: dict[str, Row], miles: Miles
 ) -> None:
     austin = _unique_surname(rows, "787")
     page = await search(api, auth_header, query=austin[LAST], location="10013")
@@ -215,31 +205,56 @@ async def test_a_specialty_repeated_for_two_licences_is_listed_once(
         assert listed == list(dict.fromkeys(codes(row))), row["NPI"]
 
 
+def _whole(asked: str, name: str | None) -> bool:
+    """The asked name, whole, inside a name."""
+    return name is not None and f" {' '.join(asked.split())} " in f" {' '.join(name.split())} "
+
+
+def hospitals_with_providers(sources: SourceFiles, rows: dict[str, Row]) -> list[str]:
+    """Names (three words or more) of the sample's hospitals that some active provider of the
+    sample is tied to, read from the files: a Doctors & Clinicians affiliation with the
+    hospital's CCN, or an organisation named with the hospital's name whole."""
+    assert sources.hospitals is not None
+    with sources.hospitals.open(encoding="utf-8", newline="") as handle:
+        by_ccn = {r["Facility ID"].zfill(6): r["Facility Name"] for r in csv.DictReader(handle)}
+    tied: set[str] = set()
+    for path in sources.dac:
+        with path.open(encoding="utf-8", newline="") as handle:
+            for row in csv.DictReader(handle):
+                if row["NPI"] not in rows:
+                    continue
+                for column, value in row.items():
+                    named = column.startswith(("hosp_afl_", "Hospital affiliation CCN"))
+                    if named and "lbn" not in column and value:
+                        tied.add(by_ccn.get(value.strip().zfill(6), ""))
+    organisations = [row[ORG] for row in rows.values() if row[ORG]]
+    tied |= {name for name in by_ccn.values() if any(_whole(name, o) for o in organisations)}
+    return sorted(name for name in tied if len(name.split()) >= 3)
+
+
 async def test_a_hospital_name_puts_its_own_providers_first(
-    api: ApiClient, auth_header: dict[str, str], sample_sources: SourceFiles
+    api: ApiClient, auth_header: dict[str, str], sample_sources: SourceFiles, rows: dict[str, Row]
 ) -> None:
     """Hospitals that share two of the asked words ("... Medical Center") never outrank a
     provider affiliated with the asked one (its name whole, e.g. "PIH Health Good Samaritan
-    Hospital" for "Good Samaritan Hospital"), or the hospital itself."""
-    assert sample_sources.hospitals is not None
-    text = sample_sources.hospitals.read_text(encoding="utf-8")
-    hospitals = [row["Facility Name"] for row in csv.DictReader(text.splitlines())]
-
-    def same(a: str | None, b: str) -> bool:  # the asked name, whole, inside a name
-        return a is not None and f" {' '.join(b.split())} " in f" {' '.join(a.split())} "
-
-    checked = 0
-    for name in (h for h in hospitals if len(h.split()) >= 3):
+    Hospital" for "Good Samaritan Hospital"), or the hospital itself. Every hospital the files
+    tie a provider to is asked; each must find one of its own, first."""
+    hospitals = hospitals_with_providers(sample_sources, rows)
+    assert len(hospitals) >= 100, hospitals  # 108 of the 467 such hospitals of the sample
+    missed, outranked = [], []
+    for name in hospitals:
         page = await search(api, auth_header, query=name, pageSize=50, facets=False)
         has_it = [
-            same(r["organizationName"], name)
-            or any(same(h["name"], name) for h in r["hospitalAffiliations"])
+            _whole(name, r["organizationName"])
+            or any(_whole(name, h["name"]) for h in r["hospitalAffiliations"])
             for r in page["results"]
         ]
-        if any(has_it):
-            assert has_it[0], name
-            checked += 1
-    assert checked >= 3
+        if not any(has_it):
+            missed.append(name)
+        elif not has_it[0]:
+            outranked.append(name)
+    assert outranked == []
+    assert missed == []
 
 
 @pytest.mark.parametrize(
