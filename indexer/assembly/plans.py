@@ -9,7 +9,7 @@ from core.counties import county
 from core.documents import Plan
 from core.plan_offers import SNP_MARKERS, AreaCounty, OfferedPlanDoc, StarRating
 from indexer.sources.csvfiles import open_binary, read_rows
-from indexer.sources.discovery import SourceFiles
+from indexer.sources.discovery import PlanFiles
 from indexer.sources.plan_areas import PlanArea, read_service_areas
 from indexer.sources.plan_facts import PlanCosts, read_plan_costs, read_star_ratings
 from indexer.sources.plans import PLAN_FINDER, Reject, read_plans
@@ -58,9 +58,9 @@ def offered_plan(
 __all__ = ["PLAN_FINDER", "offered_plan", "plan_file_rows", "read_offered_plans", "snp_type"]
 
 
-def read_offered_plans(sources: SourceFiles, reject: Reject) -> list[OfferedPlanDoc]:
+def read_offered_plans(sources: PlanFiles | None, reject: Reject) -> list[OfferedPlanDoc]:
     """Every plan of the Plan Finder files, with its costs, rating and area (load and update)."""
-    if sources.plans is None:
+    if sources is None:
         return []
     geography = [p for p in (sources.plan_county, sources.zip_plan) if p is not None]
     plans = read_plans(sources.plans, geography, reject)
@@ -80,9 +80,11 @@ def read_offered_plans(sources: SourceFiles, reject: Reject) -> list[OfferedPlan
     ]
 
 
-def plan_file_rows(sources: SourceFiles) -> dict[str, int]:
+def plan_file_rows(sources: PlanFiles | None) -> dict[str, int]:
     """Rows (records) of each Plan Finder and star rating file, for the load report."""
     counted: dict[str, int] = {}
+    if sources is None:
+        return counted
     for path in (sources.plans, sources.plan_county, sources.zip_plan, sources.star_ratings):
         if path is not None:
             counted[path.name] = sum(1 for _ in read_rows(path, {})[1])

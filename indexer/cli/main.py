@@ -27,11 +27,12 @@ from indexer.load.run import LoadError, LoadOptions, SourceFiles, load
 from indexer.lock import LockHeld, LockLost
 from indexer.provenance import JoinFiles, ProvenanceError
 from indexer.settings import IndexerSettings
+from indexer.sources.discovery import PlanFiles
 from indexer.update.coverage import update_coverage
 from indexer.update.nppes import update_nppes
 from indexer.update.options import UpdateError, UpdateOptions
 from indexer.update.plan_net import update_plan_net
-from indexer.update.plans import plan_files, update_plans
+from indexer.update.plans import update_plans
 from indexer.update.report import format_update_report
 
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "data" / "sample"
@@ -129,8 +130,8 @@ async def _update(es: Any, names: IndexNames, args: argparse.Namespace) -> int:
     elif args.plan_net:
         report = await update_plan_net(es, args.plan_net, options, args.plan_net_name)
     elif args.plans:
-        named = SourceFiles(nppes=None, nucc=args.plans, **_plan_side_files(args, None))
-        report = await update_plans(es, plan_files(args.plans, named), options)
+        files = PlanFiles.beside(args.plans, **_plan_side_files(args, None))
+        report = await update_plans(es, files, options)
     else:
         report = await update_coverage(es, args.coverage, options)
     print("\n".join(format_update_report(report)))

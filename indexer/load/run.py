@@ -66,8 +66,8 @@ def read_side_tables(sources: SourceFiles, rejects: Rejects, report: LoadReport)
     nucc = read_nucc(sources.nucc)
     hospitals = read_hospitals(sources.hospitals) if sources.hospitals else {}
     dac = read_dac(sources.dac, hospitals, rejects.add) if sources.dac else DacTable({}, {}, {})
-    plans = read_offered_plans(sources, rejects.add)
-    report.source_rows.update(plan_file_rows(sources))
+    plans = read_offered_plans(sources.plan_files, rejects.add)
+    report.source_rows.update(plan_file_rows(sources.plan_files))
     report.source_rows[sources.nucc.name] = len(nucc)
     if sources.hospitals:
         report.source_rows[sources.hospitals.name] = len(hospitals)

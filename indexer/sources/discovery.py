@@ -22,6 +22,41 @@ def _first_date(name: str) -> str:
     return found.group(1) if found else "99999999"
 
 
+def _last(directory: Path, pattern: str) -> Path | None:
+    found = sorted(
+        p for p in directory.iterdir() if p.is_file() and fnmatch(p.name.lower(), pattern)
+    )
+    return found[-1] if found else None
+
+
+@dataclass(frozen=True)
+class PlanFiles:
+    """The Plan Finder files read together (a load's, or ``update --plans``'s)."""
+
+    plans: Path  # medicare_plan_finder_<year>_plans.csv
+    plan_county: Path | None = None  # plans by county
+    zip_plan: Path | None = None  # plans by ZIP
+    star_ratings: Path | None = None  # Medicare star ratings by contract and year
+    plan_details: Path | None = None  # scraped Plan Finder plan pages (NDJSON)
+
+    @classmethod
+    def beside(cls, plans: Path, **named: Path | None) -> PlanFiles:
+        """The plan file and the other files of its directory, unless ``named``."""
+        patterns = {
+            "plan_county": _PLAN_COUNTY,
+            "zip_plan": _ZIP_PLAN,
+            "star_ratings": _STAR_RATINGS,
+            "plan_details": _PLAN_DETAILS,
+        }
+        return cls(
+            plans,
+            **{
+                name: named.get(name) or _last(plans.parent, pattern)
+                for name, pattern in patterns.items()
+            },
+        )
+
+
 @dataclass(frozen=True)
 class SourceFiles:
     nppes: Path | None  # NPPES npidata_pfile, plain or gzip (None: a Plan-Net directory alone)
@@ -52,23 +87,13 @@ class SourceFiles:
             raise ValueError("a load needs an NPPES file or a Plan-Net directory")
         return found
 
-    @classmethod
-    def discover_plans(cls, directory: Path) -> SourceFiles:
-        """The Plan Finder and star rating files of a directory (no NPPES or NUCC file)."""
-        names = sorted(path for path in directory.iterdir() if path.is_file())
-
-        def last(pattern: str) -> Path | None:
-            found = [p for p in names if fnmatch(p.name.lower(), pattern)]
-            return found[-1] if found else None
-
-        return cls(
-            nppes=None,
-            nucc=directory,
-            plans=last(_PLANS),
-            plan_county=last(_PLAN_COUNTY),
-            zip_plan=last(_ZIP_PLAN),
-            star_ratings=last(_STAR_RATINGS),
-            plan_details=last(_PLAN_DETAILS),
+    @property
+    def plan_files(self) -> PlanFiles | None:
+        """The Plan Finder files of these sources, when they have a plan file."""
+        if self.plans is None:
+            return None
+        return PlanFiles(
+            self.plans, self.plan_county, self.zip_plan, self.star_ratings, self.plan_details
         )
 
     @classmethod

@@ -12,8 +12,6 @@ a failure, it completes what is missing.
 
 from __future__ import annotations
 
-from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -22,27 +20,13 @@ from elasticsearch.helpers import async_scan
 from core.index_contract import plan_doc_id
 from core.plan_offers import NETWORK_ROWS_FIELD, ZIPS_FIELD, OfferedPlanDoc
 from indexer.assembly.plans import PLAN_FINDER, read_offered_plans
-from indexer.sources.discovery import SourceFiles
+from indexer.sources.discovery import PlanFiles
 from indexer.update import indexed as current
 from indexer.update.live_version import LiveVersion, visible_together
 from indexer.update.options import UpdateOptions, update_session
 from indexer.update.report import UpdateReport
 from indexer.write.bulk import Action, Origin, action_lines, bulk_index
 from indexer.write.rejects import Rejects
-
-
-def plan_files(plans: Path, given: SourceFiles | None = None) -> SourceFiles:
-    """The plan file and the Plan Finder files beside it, unless named (``given``)."""
-    beside = SourceFiles.discover_plans(plans.parent)
-    named = given or SourceFiles(nppes=None, nucc=plans)
-    return replace(
-        beside,
-        plans=plans,
-        plan_county=named.plan_county or beside.plan_county,
-        zip_plan=named.zip_plan or beside.zip_plan,
-        star_ratings=named.star_ratings or beside.star_ratings,
-        plan_details=named.plan_details or beside.plan_details,
-    )
 
 
 async def _indexed_plans(es: Any, index: str, years: set[int]) -> dict[str, dict[str, Any]]:
@@ -78,10 +62,8 @@ def _rejecting(report: UpdateReport, rejects: Rejects) -> Any:
     return reject
 
 
-async def update_plans(es: Any, sources: SourceFiles, options: UpdateOptions) -> UpdateReport:
+async def update_plans(es: Any, sources: PlanFiles, options: UpdateOptions) -> UpdateReport:
     """Apply newer Plan Finder files to the live version's plans; returns the report."""
-    if sources.plans is None:
-        raise ValueError("update --plans needs a Plan Finder plans file")
     async with update_session(es, "plans", sources.plans, options) as (live, report, rejects):
         index = live.indices["plans"]
         plans: list[OfferedPlanDoc] = read_offered_plans(sources, _rejecting(report, rejects))

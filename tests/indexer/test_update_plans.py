@@ -9,9 +9,10 @@ from pathlib import Path
 
 from elasticsearch import AsyncElasticsearch
 
+from indexer.sources.discovery import PlanFiles
 from indexer.update.coverage import update_coverage
 from indexer.update.options import UpdateOptions
-from indexer.update.plans import plan_files, update_plans
+from indexer.update.plans import update_plans
 from tests.conftest import SAMPLE_DIR, SampleCopy, Serve, bearer, settings_for
 from tests.service.plans import plan_files as sample_plans
 from tests.source_rows import canonical_bid, coverage_rows
@@ -53,11 +54,11 @@ async def test_a_newer_plan_file_changes_and_removes_plans_in_place(
         _edit(newer / name, lambda r: r["bid_id"] != dropped)
 
     options = UpdateOptions(names=index_names, reject_file=tmp_path / "rejects.csv")
-    report = await update_plans(es, plan_files(newer / PLANS), options)
+    report = await update_plans(es, PlanFiles.beside(newer / PLANS), options)
     assert report.accounted and report.removed == 1
     assert report.outcomes["changed"] == 1 and report.outcomes["added"] == 0
     assert report.outcomes["unchanged"] == len(rows) - 2
-    again = await update_plans(es, plan_files(newer / PLANS), options)
+    again = await update_plans(es, PlanFiles.beside(newer / PLANS), options)
     assert again.removed == 0 and set(again.outcomes) == {"unchanged"}
 
     settings = settings_for(es_url, index_names)
@@ -100,6 +101,6 @@ async def test_a_plans_first_rows_give_it_a_network(
     assert report.outcomes["added"] == 1
     assert await statuses() == [("in_network", None), ("out_of_network", "no_participation_record")]
     # Newer plan files keep what the rows say (the plan is unchanged).
-    again = await update_plans(es, plan_files(SAMPLE_DIR / PLANS), options)
+    again = await update_plans(es, PlanFiles.beside(SAMPLE_DIR / PLANS), options)
     assert set(again.outcomes) == {"unchanged"}
     assert await statuses() == [("in_network", None), ("out_of_network", "no_participation_record")]
