@@ -12,7 +12,15 @@ from typing_extensions import TypedDict
 from core.documents import CLOSED, IsoDate, Location, Plan, Provider
 from core.network import AnsweredStatus
 from core.plans import canonical_bid_id, plan_key
-from service.fields import REQUEST_CONFIG, BidId, ContractYear, Npi, PayerPlanId, reject_null
+from service.fields import (
+    REQUEST_CONFIG,
+    BidId,
+    ContractYear,
+    Npi,
+    PayerPlanId,
+    reject_null,
+    request_config,
+)
 
 MAX_BID_IDS = 50
 MAX_NPIS = 500
@@ -29,7 +37,10 @@ class NpiRequest(BaseModel):
 
 
 class CoverageRequest(BaseModel):
-    model_config = REQUEST_CONFIG
+    # The plans asked about: bid ids, a payer's own plan ids, or both (``_some_plan``).
+    model_config = request_config(
+        {"allOf": [{"anyOf": [{"required": ["bidIds"]}, {"required": ["payerPlanIds"]}]}]}
+    )
 
     contractYear: ContractYear
     bidIds: list[BidId] | None = Field(default=None, min_length=1, max_length=MAX_BID_IDS)

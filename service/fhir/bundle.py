@@ -8,20 +8,7 @@ from urllib.parse import urlencode
 import orjson
 
 from service.fhir.models import Resource, Search
-
-_ISSUE_CODES = {
-    400: "invalid",
-    401: "login",
-    403: "forbidden",
-    404: "not-found",
-    405: "not-supported",
-    406: "not-supported",
-    410: "deleted",
-    413: "too-costly",
-    415: "not-supported",
-    429: "throttled",
-    503: "transient",
-}
+from service.statuses import fhir_issue
 
 
 @dataclass
@@ -78,7 +65,7 @@ def operation_outcome(status: int, code: str, detail: str) -> bytes:
     """The FHIR API's error answer (``code``: the service's stable error code, as details)."""
     issue = {
         "severity": "error" if status < 500 or status == 503 else "fatal",
-        "code": _ISSUE_CODES.get(status, "exception"),
+        "code": fhir_issue(status),
         "details": {"coding": [{"code": code}], "text": code},
         "diagnostics": detail,
     }

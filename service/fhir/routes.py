@@ -20,9 +20,10 @@ from service.fhir.models import FHIR_JSON, FHIR_PREFIX, Resource, ResourceType
 from service.fhir.params import read_search
 from service.fhir.read import read_resource
 from service.fhir.search import search_resources
+from service.web.contract import Feature, Route
 from service.web.keys import ES, INDEX_NAMES, SETTINGS, TODAY
 from service.web.middleware import allows_anonymous, requires_scope
-from service.web.problems import ProblemError, register_problem_renderer
+from service.web.problems import ProblemError
 
 _TYPES = frozenset(get_args(ResourceType))
 _STARTED = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -109,13 +110,15 @@ def _problem(error: ProblemError) -> web.Response:
     )
 
 
-def setup_fhir_routes(app: web.Application) -> None:
-    register_problem_renderer(app, FHIR_PREFIX, _problem)
-    router = app.router
-    router.add_get(f"{FHIR_PREFIX}/metadata", metadata, name="fhir-metadata")
-    router.add_get(
-        f"{FHIR_PREFIX}/SearchParameter/{{id}}", search_parameter, name="fhir-search-parameter"
-    )
-    router.add_get(f"{FHIR_PREFIX}/{{type}}", search_type, name="fhir-search")
-    router.add_post(f"{FHIR_PREFIX}/{{type}}/_search", search_post, name="fhir-search-post")
-    router.add_get(f"{FHIR_PREFIX}/{{type}}/{{id}}", read, name="fhir-read")
+# Described by the CapabilityStatement at /fhir/metadata, not by the OpenAPI document.
+FEATURE = Feature(
+    mount=FHIR_PREFIX,
+    routes=(
+        Route("fhir-metadata", "GET", "/metadata", metadata),
+        Route("fhir-search-parameter", "GET", "/SearchParameter/{id}", search_parameter),
+        Route("fhir-search", "GET", "/{type}", search_type),
+        Route("fhir-search-post", "POST", "/{type}/_search", search_post),
+        Route("fhir-read", "GET", "/{type}/{id}", read),
+    ),
+    problem_renderer=_problem,
+)

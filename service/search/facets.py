@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from service.search.geo_clauses import point
-from service.search.models import FacetCount, Facets
 from service.search.places import ResolvedPlace
+from service.search.responses import FacetCount, Facets
 
 Body = dict[str, Any]
 DISTANCE_BANDS = [(0, 5), (5, 10), (10, 25), (25, None)]

@@ -19,9 +19,10 @@ from typing import Any
 
 from service.search.geo_clauses import METRES_PER_MILE, distance_sort
 from service.search.interpret import Interpretation
-from service.search.models import MAX_RADIUS_MILES, NoResults
+from service.search.models import MAX_RADIUS_MILES
 from service.search.query import filtered_languages, query_clause, request_filters, word_match
 from service.search.question import Question
+from service.search.responses import NoResults
 from service.search.vocabulary import medical_words, vocabulary_suggestion
 
 Body = dict[str, Any]

@@ -8,15 +8,15 @@ from core.documents import Json, Location
 from core.geo import haversine_miles
 from service.search.cursor import encode_cursor
 from service.search.facets import facets
-from service.search.models import (
+from service.search.places import ResolvedPlace
+from service.search.question import Question
+from service.search.responses import (
     InterpretedQuery,
     NoResults,
     SearchResponse,
     SearchResult,
     SearchResultLocation,
 )
-from service.search.places import ResolvedPlace
-from service.search.question import Question
 
 MAX_LOCATIONS_PER_RESULT = 100
 # Elasticsearch measures from coordinates rounded to about a centimetre; a location it found

@@ -14,10 +14,11 @@ from core.documents import Json
 from core.index_contract import IndexNames
 from service.search import rescue, store
 from service.search.cursor import decode_cursor
-from service.search.models import SearchRequest, SearchResponse
+from service.search.models import SearchRequest
 from service.search.nearest import ring_answer, ring_bodies
 from service.search.query import build_search
 from service.search.question import Question, read_question
+from service.search.responses import SearchResponse
 from service.search.results import search_response
 
 

@@ -16,7 +16,6 @@ from core import geo
 from core.clock import Today, today_utc
 from core.es_client import RETRY_ON_STATUS
 from core.index_contract import IndexNames
-from service.search import vocabulary
 from service.web.auth import Verifier
 from service.web.keys import ES, INDEX_NAMES, LIMITER, OPENAPI, SETTINGS, TODAY, VERIFIER
 from service.web.logs import tame_aiohttp_logs
@@ -52,11 +51,13 @@ def make_es_client(settings: Settings, metrics: Metrics | None) -> AsyncElastics
     )
 
 
-async def preload_lookups(_app: web.Application) -> None:
-    """ZIP/city tables and the vocabulary, loaded before the first request needs them."""
+async def preload_places(_app: web.Application) -> None:
+    """ZIP/city tables, loaded before the first request needs them (features load their own)."""
     await asyncio.to_thread(geo.preload)
-    await asyncio.to_thread(vocabulary.preload)
-    # Those tables are ~100k long-lived objects: out of the collector's sight, a full
+
+
+async def freeze_preloaded(_app: web.Application) -> None:
+    # What was preloaded is ~100k long-lived objects: out of the collector's sight, a full
     # collection no longer walks them (it showed as 200 ms p99 spikes under load).
     gc.freeze()
 
@@ -93,6 +94,7 @@ def create_app(settings: Settings | None = None, *, today: Today = today_utc) ->
         app[LIMITER] = RateLimiter(settings.rate_limit_per_s, settings.rate_limit_burst)
     app[OPENAPI] = orjson.dumps(openapi_document(settings))
     app.cleanup_ctx.append(elasticsearch_context)
-    app.on_startup.append(preload_lookups)
+    app.on_startup.append(preload_places)
     setup_routes(app, settings)
+    app.on_startup.append(freeze_preloaded)
     return app

@@ -55,9 +55,7 @@ async def request_id_middleware(request: web.Request, handler: Handler) -> web.S
 
 def _unauthorized(detail: str, error: str = "invalid_token") -> ProblemError:
     challenge = f'Bearer realm="provider-directory", error="{error}"'
-    return ProblemError(
-        401, "unauthorized", "Unauthorized", detail, headers={"WWW-Authenticate": challenge}
-    )
+    return ProblemError(401, "unauthorized", detail, headers={"WWW-Authenticate": challenge})
 
 
 @web.middleware
@@ -83,7 +81,6 @@ async def auth_middleware(request: web.Request, handler: Handler) -> web.StreamR
         raise ProblemError(
             403,
             "insufficient_scope",
-            "Forbidden",
             f"this endpoint needs the scope {scope!r}",
             headers={"WWW-Authenticate": f'Bearer error="insufficient_scope", scope="{scope}"'},
         )
@@ -104,7 +101,6 @@ async def rate_limit_middleware(request: web.Request, handler: Handler) -> web.S
         raise ProblemError(
             429,
             "rate_limited",
-            "Too Many Requests",
             f"too many requests; retry in {decision.retry_after_s} s",
             headers=headers | {"Retry-After": str(decision.retry_after_s)},
         )

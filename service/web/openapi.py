@@ -11,40 +11,21 @@ from typing import Any
 from pydantic import TypeAdapter
 from pydantic.json_schema import JsonSchemaMode
 
-from core.documents import Json, Location, Provider
-from service.coverage.models import CompactCoverage, CoveragePlan, CoverageRequest
-from service.plans.models import PlanDetail, PlanSearchRequest, PlanSearchResponse
-from service.search.models import SearchRequest, SearchResponse
+from core.documents import Json
+from service.statuses import STATUSES
+from service.web.contract import Operation, Route, schema_ref
 from service.web.health import Health, Readiness
-from service.web.middleware import REQUIRED_SCOPE_ATTRIBUTE, SANDBOX_ROUTE_PREFIX
-from service.web.openapi_parts import (
-    NON_API,
-    OPERATIONS,
-    STATUS_TEXT,
-    header_components,
-    response_headers,
-    schema_ref,
-)
+from service.web.middleware import REQUIRED_SCOPE_ATTRIBUTE
+from service.web.openapi_parts import header_components, response_headers
 from service.web.problems import PROBLEM_CONTENT_TYPE, Problem
-from service.web.routes import Route, api_routes, service_routes
+from service.web.routes import FEATURES, mounted_routes, service_routes
 from service.web.settings import ALL_SCOPES, Settings
 
 API_VERSION = "1.10.0"
-# Requests validate (pydantic models); answers are TypedDicts the handlers are type-checked
-# against. Both are read by pydantic here, so the document is generated from the one definition.
-_REQUESTS: tuple[type[Any], ...] = (SearchRequest, CoverageRequest, PlanSearchRequest)
-_RESPONSES: tuple[type[Any], ...] = (
-    Provider,
-    Location,
-    SearchResponse,
-    CoveragePlan,
-    CompactCoverage,
-    PlanSearchResponse,
-    PlanDetail,
-    Problem,
-    Health,
-    Readiness,
-)
+# Requests validate (pydantic models, whose JSON Schema states their cross-field rules too);
+# answers are TypedDicts the handlers are type-checked against. Both are read by pydantic here,
+# so the document is generated from the one definition each feature hands the edge.
+_EDGE_ANSWERS: tuple[type[Any], ...] = (Problem, Health, Readiness)
 DESCRIPTION = (
     "Search US healthcare providers by name, specialty and place; read a provider and its "
     "practice locations by NPI; check Medicare Advantage network participation; find the plans "
@@ -56,60 +37,22 @@ DESCRIPTION = (
 
 
 def _schemas() -> Json:
+    requests = [t for feature in FEATURES for t in feature.requests]
+    answers = [*(t for feature in FEATURES for t in feature.answers), *_EDGE_ANSWERS]
     inputs: list[tuple[str, JsonSchemaMode, TypeAdapter[Any]]] = [
-        (t.__name__, "validation", TypeAdapter(t)) for t in _REQUESTS
+        (t.__name__, "validation", TypeAdapter(t)) for t in requests
     ]
-    inputs += [(t.__name__, "serialization", TypeAdapter(t)) for t in _RESPONSES]
+    inputs += [(t.__name__, "serialization", TypeAdapter(t)) for t in answers]
     _, top = TypeAdapter.json_schemas(inputs, ref_template="#/components/schemas/{model}")
     schemas: Json = top["$defs"]
-    schemas["SearchRequest"] |= SEARCH_RULES
-    schemas["CoverageRequest"] |= COVERAGE_RULES
     return schemas
 
 
-# The rules SearchRequest checks across fields, stated for clients and test generators. Inside
-# allOf, so that client generators still give the body a typed model.
-SEARCH_RULES: Json = {
-    "allOf": [
-        {
-            "anyOf": [
-                {"required": ["query"], "properties": {"query": {"pattern": "\\S"}}},
-                {"required": ["location"]},
-                {"required": ["cursor"]},
-            ]
-        },
-        {
-            "if": {"required": ["cursor"]},
-            "then": {"propertyNames": {"enum": ["cursor", "pageSize"]}},
-        },
-        {
-            "if": {"required": ["sort"], "properties": {"sort": {"const": "distance"}}},
-            "then": {"required": ["location"]},
-        },
-        {
-            "if": {"required": ["contractYear"]},
-            "then": {"anyOf": [{"required": ["bidId"]}, {"required": ["payerPlanId"]}]},
-        },
-        {"not": {"required": ["bidId", "payerPlanId"]}},
-    ],
-    "dependentRequired": {
-        "radius": ["location"],
-        "bidId": ["contractYear"],
-        "payerPlanId": ["contractYear"],
-    },
-}
-# The plans a coverage request asks about: bid ids, a payer's own plan ids, or both.
-COVERAGE_RULES: Json = {
-    "allOf": [{"anyOf": [{"required": ["bidIds"]}, {"required": ["payerPlanIds"]}]}]
-}
-
-
-def _responses(route: Route, base_name: str, sandbox: bool, limited: bool) -> Json:
-    spec = OPERATIONS.get(base_name) or NON_API[base_name]
+def _responses(spec: Operation, sandbox: bool, limited: bool) -> Json:
     responses: Json = {}
     for status, (media_type, schema) in spec.success.items():
         entry: Json = {
-            "description": STATUS_TEXT[status],
+            "description": STATUSES[status].meaning,
             "headers": response_headers(status, spec, sandbox, limited),
         }
         if media_type is not None:
@@ -117,16 +60,14 @@ def _responses(route: Route, base_name: str, sandbox: bool, limited: bool) -> Js
         responses[str(status)] = entry
     for status in spec.errors:
         responses[str(status)] = {
-            "description": STATUS_TEXT[status],
+            "description": STATUSES[status].meaning,
             "headers": response_headers(status, spec, sandbox, limited),
             "content": {PROBLEM_CONTENT_TYPE: {"schema": schema_ref("Problem")}},
         }
     return responses
 
 
-def _operation(route: Route, sandbox: bool, settings: Settings) -> Json:
-    base_name = route.name.removeprefix(SANDBOX_ROUTE_PREFIX) if sandbox else route.name
-    spec = OPERATIONS.get(base_name) or NON_API[base_name]
+def _operation(route: Route, spec: Operation, sandbox: bool, settings: Settings) -> Json:
     scope = getattr(route.handler, REQUIRED_SCOPE_ATTRIBUTE, None)
     limited = scope is not None and settings.rate_limit_per_s > 0
     operation: Json = {
@@ -136,7 +77,7 @@ def _operation(route: Route, sandbox: bool, settings: Settings) -> Json:
         "tags": [("sandbox" if sandbox else spec.tag)],
         "parameters": spec.parameters(),
         "security": [{"bearerAuth": [scope]}] if scope else [],
-        "responses": _responses(route, base_name, sandbox, limited),
+        "responses": _responses(spec, sandbox, limited),
     }
     if spec.request is not None:
         media: Json = {"schema": schema_ref(spec.request)}
@@ -148,10 +89,11 @@ def _operation(route: Route, sandbox: bool, settings: Settings) -> Json:
 
 def openapi_document(settings: Settings) -> Json:
     paths: Json = {}
-    mounted = api_routes(settings) + [(route, False) for route in service_routes(settings)]
+    mounted = mounted_routes(settings) + [(route, False) for route in service_routes(settings)]
     for route, sandbox in mounted:
-        path_item = paths.setdefault(route.path, {})
-        path_item[route.method.lower()] = _operation(route, sandbox, settings)
+        if route.operation is not None:
+            path_item = paths.setdefault(route.path, {})
+            path_item[route.method.lower()] = _operation(route, route.operation, sandbox, settings)
     return {
         "openapi": "3.1.0",
         "info": {

@@ -23,6 +23,7 @@ from service.errors import (
     NotFoundInput,
     ProviderNotFound,
 )
+from service.statuses import STATUSES
 from service.web.keys import REQUEST_ID
 from service.web.types import Handler
 
@@ -60,16 +61,16 @@ class ProblemError(Exception):
         self,
         status: int,
         code: str,
-        title: str,
         detail: str,
         *,
         errors: list[FieldError] | None = None,
         headers: dict[str, str] | None = None,
+        title: str | None = None,  # the status's own (service.statuses) unless given
     ) -> None:
         super().__init__(detail)
         self.status = status
         self.code = code
-        self.title = title
+        self.title = title or STATUSES[status].title
         self.detail = detail
         self.errors = errors
         self.headers = headers or {}
@@ -77,7 +78,7 @@ class ProblemError(Exception):
 
 def invalid_request(errors: list[FieldError]) -> ProblemError:
     summary = "; ".join(f"{e['field']}: {e['message']}" for e in errors[:5])
-    return ProblemError(400, "validation_error", "Bad Request", summary, errors=errors)
+    return ProblemError(400, "validation_error", summary, errors=errors)
 
 
 ProblemRenderer = Callable[[ProblemError], web.Response]
@@ -121,44 +122,44 @@ def from_directory_error(error: DirectoryError) -> ProblemError:
         return ProblemError(
             503,
             "backend_unavailable",
-            "Service Unavailable",
             f"{error}; retry shortly",
             headers={"Retry-After": str(RETRY_AFTER_S)},
         )
     if isinstance(error, ProviderNotFound):
-        return ProblemError(404, "provider_not_found", "Not Found", str(error))
+        return ProblemError(404, "provider_not_found", str(error))
     if isinstance(error, InvalidInput):
         entry: FieldError = {"field": error.field, "message": str(error)}
         if error.suggestions:
             entry["suggestions"] = list(error.suggestions)
-        status, title = (
-            (404, "Not Found") if isinstance(error, NotFoundInput) else (400, "Bad Request")
-        )
-        return ProblemError(status, error.code, title, str(error), errors=[entry])
+        status = 404 if isinstance(error, NotFoundInput) else 400
+        return ProblemError(status, error.code, str(error), errors=[entry])
     return internal_error()
 
 
-_HTTP_CODES = {
-    400: ("bad_request", "Bad Request", "the request could not be read"),
-    404: ("not_found", "Not Found", "no such resource"),
-    405: ("method_not_allowed", "Method Not Allowed", "method not allowed for this resource"),
-    413: ("body_too_large", "Payload Too Large", "request body is too large"),
-    415: ("unsupported_media_type", "Unsupported Media Type", "send application/json"),
+# What the router and the body reader mean when they refuse a request.
+_HTTP_DETAILS = {
+    400: "the request could not be read",
+    404: "no such resource",
+    405: "method not allowed for this resource",
+    413: "request body is too large",
+    415: "send application/json",
 }
 
 
 def _from_http_exception(error: web.HTTPException) -> ProblemError:
-    code, title, detail = _HTTP_CODES.get(
-        error.status, (f"http_{error.status}", error.reason, error.reason)
-    )
+    known = STATUSES.get(error.status)
     headers = {"Allow": error.headers["Allow"]} if "Allow" in error.headers else None
-    return ProblemError(error.status, code, title, detail, headers=headers)
+    return ProblemError(
+        error.status,
+        known.code if known else f"http_{error.status}",
+        _HTTP_DETAILS.get(error.status, error.reason),
+        headers=headers,
+        title=None if known else error.reason,
+    )
 
 
 def internal_error() -> ProblemError:
-    return ProblemError(
-        500, "internal_error", "Internal Server Error", "an unexpected error occurred"
-    )
+    return ProblemError(500, "internal_error", "an unexpected error occurred")
 
 
 @web.middleware

@@ -1,27 +1,28 @@
-"""The URL map: every route of the service in one place.
+"""The URL map: the features' routes as they hand them (service.web.contract), and the service's
+own (probes, metrics, the API description).
 
-The API routes are one table mounted under ``/v2`` and, in sandbox mode, also at the root (the
-original description's "mock server"); the OpenAPI document is generated from the same table.
+A feature without a mount point of its own is mounted under ``/v2`` and, in sandbox mode, also
+at the root (the original description's "mock server"); the OpenAPI document is generated from
+the same routes.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
-
 from aiohttp import web
 
-from service.coverage.routes import coverage
-from service.fhir.routes import setup_fhir_routes
-from service.plans.routes import get_plan, plan_search
-from service.providers.routes import get_locations, get_provider
-from service.search.routes import search
+from service.coverage.routes import FEATURE as COVERAGE
+from service.fhir.routes import FEATURE as FHIR
+from service.plans.routes import FEATURE as PLANS
+from service.providers.routes import FEATURE as PROVIDERS
+from service.search.routes import FEATURE as SEARCH
 from service.web import docs, health
+from service.web.contract import JSON, Feature, Operation, Route, schema_ref
 from service.web.metrics import metrics_handler
 from service.web.middleware import SANDBOX_ROUTE_PREFIX
+from service.web.problems import register_problem_renderer
 from service.web.settings import Settings
-from service.web.types import Handler
 
+FEATURES: tuple[Feature, ...] = (SEARCH, COVERAGE, PROVIDERS, PLANS, FHIR)
 API_PREFIX = "/v2"
 DOCS_PATH = f"{API_PREFIX}/docs"
 SANDBOX_PREFIX = ""
@@ -31,53 +32,101 @@ NPI_SEGMENT = r"{npi:(?!search$|coverage$)[^/]+}"
 BID_ID_SEGMENT = r"{bidId:(?!search$)[^/]+}"  # the same for GET /v2/plans/search
 
 
-@dataclass(frozen=True)
-class Route:
-    name: str
-    method: Literal["GET", "POST"]
-    path: str
-    handler: Handler
-
-
-API_ROUTES = (
-    Route("search", "POST", "/providers/search", search),
-    Route("coverage", "POST", "/providers/coverage", coverage),
-    Route("provider", "GET", "/providers/{npi}", get_provider),
-    Route("locations", "GET", "/providers/{npi}/locations", get_locations),
-    Route("planSearch", "POST", "/plans/search", plan_search),
-    Route("plan", "GET", "/plans/{bidId}", get_plan),
-)
-
-
 def service_routes(settings: Settings) -> list[Route]:
     """Probes, metrics and the API description: no auth."""
     routes = [
-        Route("healthz", "GET", "/healthz", health.healthz),
-        Route("readyz", "GET", "/readyz", health.readyz),
-        Route("openapi", "GET", f"{API_PREFIX}/openapi.json", docs.serve_openapi),
-        Route("docs", "GET", DOCS_PATH, docs.docs_page),
+        Route(
+            "healthz",
+            "GET",
+            "/healthz",
+            health.healthz,
+            Operation(
+                "Liveness",
+                "The process answers.",
+                "operations",
+                {200: (JSON, schema_ref("Health"))},
+                (500,),
+            ),
+        ),
+        Route(
+            "readyz",
+            "GET",
+            "/readyz",
+            health.readyz,
+            Operation(
+                "Readiness",
+                "Elasticsearch answers and every alias exists (503 otherwise).",
+                "operations",
+                {200: (JSON, schema_ref("Readiness")), 503: (JSON, schema_ref("Readiness"))},
+                (500,),
+            ),
+        ),
+        Route(
+            "openapi",
+            "GET",
+            f"{API_PREFIX}/openapi.json",
+            docs.serve_openapi,
+            Operation(
+                "This API description",
+                "OpenAPI 3.1.",
+                "operations",
+                {200: (JSON, {"type": "object"})},
+            ),
+        ),
+        Route(
+            "docs",
+            "GET",
+            DOCS_PATH,
+            docs.docs_page,
+            Operation(
+                "Human-readable documentation",
+                "A page that renders openapi.json.",
+                "operations",
+                {200: ("text/html", {"type": "string"})},
+            ),
+        ),
     ]
     if settings.metrics_enabled:
-        routes.append(Route("metrics", "GET", "/metrics", metrics_handler))
+        routes.append(
+            Route(
+                "metrics",
+                "GET",
+                "/metrics",
+                metrics_handler,
+                Operation(
+                    "Prometheus metrics",
+                    "Request counts and latency by route and status; Elasticsearch call latency.",
+                    "operations",
+                    {200: ("text/plain", {"type": "string"})},
+                    (500,),
+                ),
+            )
+        )
     return routes
 
 
-def api_routes(settings: Settings) -> list[tuple[Route, bool]]:
-    """Every API route as mounted, with whether it is the sandbox copy."""
-    mounted = [(Route(r.name, r.method, API_PREFIX + r.path, r.handler), False) for r in API_ROUTES]
+def _moved(route: Route, path: str, name: str | None = None) -> Route:
+    return Route(name or route.name, route.method, path, route.handler, route.operation)
+
+
+def mounted_routes(settings: Settings) -> list[tuple[Route, bool]]:
+    """Every feature's route as mounted, with whether it is the sandbox copy."""
+    mounted: list[tuple[Route, bool]] = []
+    for feature in FEATURES:
+        prefix = feature.mount or API_PREFIX
+        mounted += [(_moved(r, prefix + r.path), False) for r in feature.routes]
     if settings.sandbox:
         mounted += [
-            (
-                Route(SANDBOX_ROUTE_PREFIX + r.name, r.method, SANDBOX_PREFIX + r.path, r.handler),
-                True,
-            )
-            for r in API_ROUTES
+            (_moved(r, SANDBOX_PREFIX + r.path, SANDBOX_ROUTE_PREFIX + r.name), True)
+            for feature in FEATURES
+            if feature.mount is None
+            for r in feature.routes
         ]
     return mounted
 
 
 def setup_routes(app: web.Application, settings: Settings) -> None:
-    routes = service_routes(settings) + [route for route, _ in api_routes(settings)]
+    routes = service_routes(settings) + [route for route, _ in mounted_routes(settings)]
     app.router.add_static(DOCS_PATH + docs.ASSETS_PATH, docs.ASSETS, name="docs-assets")
     for route in routes:
         path = route.path.replace("{npi}", NPI_SEGMENT).replace("{bidId}", BID_ID_SEGMENT)
@@ -85,4 +134,7 @@ def setup_routes(app: web.Application, settings: Settings) -> None:
             app.router.add_get(path, route.handler, name=route.name)
         else:
             app.router.add_route(route.method, path, route.handler, name=route.name)
-    setup_fhir_routes(app)
+    for feature in FEATURES:
+        if feature.problem_renderer is not None and feature.mount is not None:
+            register_problem_renderer(app, feature.mount, feature.problem_renderer)
+        app.on_startup.extend(feature.startup)

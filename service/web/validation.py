@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import TypeVar
+import types
+from typing import Any, TypeVar, Union, get_args, get_origin
 
 from aiohttp import web
 from pydantic import BaseModel, ValidationError
@@ -12,23 +13,27 @@ from pydantic_core import ErrorDetails
 from service.web.problems import FieldError, ProblemError, invalid_request
 
 Model = TypeVar("Model", bound=BaseModel)
-# Names pydantic puts in error locations for union members; not field names.
-_UNION_TAGS = frozenset({"LatLng", "ZipLocation", "CityLocation", "str", "function-after"})
-
-
+# A model whose field takes one of several object forms names it here, with the message for an
+# input of none of the forms: ``union_messages: ClassVar[dict[str, str]]``.
+UNION_MESSAGES_ATTRIBUTE = "union_messages"
 _FIELD_PREFIX = re.compile(r"^([A-Za-z]+): (.+)$", re.DOTALL)
-UNION_MESSAGES = {
-    "location": "expected {lat, lng}, {zip}, {city, state}, or a string such as '10013', "
-    "'Austin, TX' or '40.71,-74.00'",
-}
 
 
-def _union_member_errors(items: list[ErrorDetails]) -> list[ErrorDetails]:
+def _object_forms(annotation: Any) -> frozenset[str]:
+    """The names pydantic puts in error locations for a union's model members."""
+    if get_origin(annotation) in (Union, types.UnionType):
+        return frozenset().union(*(_object_forms(arg) for arg in get_args(annotation)))
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return frozenset({annotation.__name__})
+    return frozenset()
+
+
+def _union_member_errors(items: list[ErrorDetails], tags: frozenset[str]) -> list[ErrorDetails]:
     """For a union field, keep the errors of the member whose shape the input had (no missing
     or unknown keys), e.g. {"lat": 140, "lng": 0} reports lat's range, not every other form."""
     by_member: dict[str, list[ErrorDetails]] = {}
     for item in items:
-        if len(item["loc"]) > 1 and str(item["loc"][1]) in _UNION_TAGS:
+        if len(item["loc"]) > 1 and str(item["loc"][1]) in tags:
             by_member.setdefault(str(item["loc"][1]), []).append(item)
     shape_errors = {"missing", "extra_forbidden", "model_type", "string_type"}
     for member_items in by_member.values():
@@ -37,14 +42,16 @@ def _union_member_errors(items: list[ErrorDetails]) -> list[ErrorDetails]:
     return []
 
 
-def field_errors(error: ValidationError) -> list[FieldError]:
+def field_errors(error: ValidationError, model: type[BaseModel] | None = None) -> list[FieldError]:
     """One message per field; model-level messages written "field: message" name their field."""
     seen: dict[str, str] = {}
     items = error.errors(include_url=False)
-    for union_field, message in UNION_MESSAGES.items():
+    union_messages: dict[str, str] = getattr(model, UNION_MESSAGES_ATTRIBUTE, {})
+    for union_field, message in union_messages.items():
         in_union = [i for i in items if i["loc"] and i["loc"][0] == union_field]
-        if len(in_union) > 1:
-            chosen = _union_member_errors(in_union)
+        if len(in_union) > 1 and model is not None:
+            tags = _object_forms(model.model_fields[union_field].annotation)
+            chosen = _union_member_errors(in_union, tags)
             items = [i for i in items if i not in in_union] + chosen
             if not chosen:
                 seen[union_field] = message
@@ -64,7 +71,6 @@ async def read_model(request: web.Request, model: type[Model]) -> Model:
         raise ProblemError(
             415,
             "unsupported_media_type",
-            "Unsupported Media Type",
             "send the request body as application/json",
         )
     raw = await request.read()
@@ -75,6 +81,6 @@ async def read_model(request: web.Request, model: type[Model]) -> Model:
     except ValidationError as error:
         if any(item["type"] == "json_invalid" for item in error.errors()):
             raise ProblemError(
-                400, "malformed_json", "Bad Request", "the request body is not valid JSON"
+                400, "malformed_json", "the request body is not valid JSON"
             ) from None
-        raise invalid_request(field_errors(error)) from None
+        raise invalid_request(field_errors(error, model)) from None
