@@ -11,8 +11,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from core.documents import Plan
 from core.network import NETWORKS_FIELD, NETWORKS_MAPPING
 from core.plan_offers import COUNTIES_FIELD, PREMIUM_FIELD, SPECIAL_NEEDS_FIELD, ZIPS_FIELD
+from core.plans import plan_key
 
 IndexKind = Literal["search", "providers", "coverage", "plans"]
 INDEX_KINDS: tuple[IndexKind, ...] = ("search", "providers", "coverage", "plans")
@@ -63,8 +65,13 @@ def coverage_doc_id(contract_year: int, bid_id: str, npi: str, location_id: str 
     return f"{contract_year}:{bid_id}:{npi}:{location_id or '*'}"
 
 
-def plan_doc_id(contract_year: int, bid_id: str) -> str:
-    return f"{contract_year}:{bid_id}"
+def plan_doc_id(contract_year: int, key: str) -> str:
+    """A plan's document id: its year and its key (core.plans.plan_key)."""
+    return f"{contract_year}:{key}"
+
+
+def plan_document_id(plan: Plan) -> str:
+    return plan_doc_id(plan["contractYear"], plan_key(plan["bidId"], plan["payerPlanId"]))
 
 
 # ---- mappings ----

@@ -63,8 +63,10 @@ class CursorNotFound(NotFoundInput):
 
 
 class CursorExpired(CursorNotFound):
-    def __init__(self) -> None:
-        super().__init__("the cursor has expired (5 minutes without use)", "cursor_expired")
+    def __init__(self, life_minutes: int) -> None:
+        super().__init__(
+            f"the cursor has expired ({life_minutes} minutes without use)", "cursor_expired"
+        )
 
 
 class ResourceNotFound(NotFoundInput):

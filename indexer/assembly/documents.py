@@ -39,6 +39,7 @@ from core.lookup_answers import lookup_document
 from core.network import PeriodKey, period_key, periods_of
 from core.npi import provider_id, provider_key
 from core.primary_care import is_pcp_eligible
+from core.provider_names import provider_name
 from core.text import normalize
 from indexer.assembly import plan_net
 from indexer.assembly.locations import all_locations
@@ -170,13 +171,6 @@ def provider_document(
     return provider
 
 
-def full_name(provider: Provider) -> str:
-    if provider["entityType"] == "organization":
-        return provider["organizationName"] or provider["doingBusinessAs"] or ""
-    parts = (provider["firstName"], provider["middleName"], provider["lastName"])
-    return " ".join(p for p in parts if p)
-
-
 def _unique(values: list[str | None]) -> list[str]:
     return list(dict.fromkeys(filter(None, values)))
 
@@ -220,10 +214,10 @@ def search_document(
         "pcpEligible": provider["pcpEligible"],
         "networks": periods_of(networks),
         "sources": provider["sources"],
-        "fullName": normalize(full_name(provider)),
+        "fullName": normalize(provider_name(provider, titles=False)),
         "exactNames": _searchable(
             [
-                full_name(provider),
+                provider_name(provider, titles=False),
                 f"{provider['firstName'] or ''} {provider['lastName'] or ''}",
                 provider["doingBusinessAs"],
             ]

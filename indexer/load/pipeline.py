@@ -17,7 +17,7 @@ from typing import Any
 from orjson import dumps
 
 from core.documents import Plan
-from core.index_contract import IndexKind, coverage_doc_id, plan_doc_id
+from core.index_contract import IndexKind, coverage_doc_id, plan_document_id
 from core.network import PeriodKey, period_key
 from core.npi import is_valid_npi
 from core.plan_offers import NETWORK_ROWS_FIELD
@@ -100,7 +100,7 @@ class ActionStream:
         directory = self._tables.plan_net
         listed = plan_net.plan_documents(directory) if directory else []
         for plan in [*self._tables.plans, *listed]:
-            doc_id = plan_doc_id(plan["contractYear"], plan_key(plan["bidId"], plan["payerPlanId"]))
+            doc_id = plan_document_id(plan)
             if doc_id in seen:  # the Plan Finder's record of a bid id wins
                 continue
             seen.add(doc_id)

@@ -25,9 +25,8 @@ import orjson
 from elasticsearch.helpers import async_scan
 
 from core.documents import CoverageDoc, Location, Provider
-from core.index_contract import coverage_doc_id, plan_doc_id
+from core.index_contract import coverage_doc_id, plan_document_id
 from core.lookup_answers import stored_locations, stored_provider
-from core.plans import plan_key
 from indexer.assembly import plan_net
 from indexer.assembly.documents import (
     ProviderDocuments,
@@ -213,10 +212,7 @@ async def _plans(es: Any, live: LiveVersion, directory: PlanNetDirectory) -> Non
     def actions() -> Iterator[Action]:
         """The plans and published resources one by one, then the deletes of what they left."""
         documents: Iterator[tuple[str, Any]] = itertools.chain(
-            (
-                (plan_doc_id(p["contractYear"], plan_key(p["bidId"], p["payerPlanId"])), p)
-                for p in plan_net.plan_documents(directory)
-            ),
+            ((plan_document_id(p), p) for p in plan_net.plan_documents(directory)),
             published_documents(directory),
         )
         for doc_id, document in documents:

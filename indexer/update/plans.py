@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 from elasticsearch.helpers import async_scan
 
-from core.index_contract import plan_doc_id
+from core.index_contract import plan_document_id
 from core.plan_offers import NETWORK_ROWS_FIELD, ZIPS_FIELD, OfferedPlanDoc
 from indexer.assembly.plans import PLAN_FINDER, read_offered_plans
 from indexer.sources.discovery import PlanFiles
@@ -73,7 +73,7 @@ async def update_plans(es: Any, sources: PlanFiles, options: UpdateOptions) -> U
         origin = Origin(sources.plans.name, 0, "")
         for plan in plans:
             report.rows_read += 1
-            doc_id = plan_doc_id(plan["contractYear"], plan["bidId"] or "")
+            doc_id = plan_document_id(plan)
             old = indexed.pop(doc_id, None)
             rows = old.get(NETWORK_ROWS_FIELD) if old else await _has_rows(es, live, plan)
             flagged = {**plan, NETWORK_ROWS_FIELD: bool(rows)}

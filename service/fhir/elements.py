@@ -18,6 +18,7 @@ from core.plan_net_codes import (
     NUCC_SYSTEM,
     profile,
 )
+from core.provider_names import provider_name
 from service.fhir.models import Resource, ResourceType
 
 IDENTIFIER_TYPES = "http://terminology.hl7.org/CodeSystem/v2-0203"
@@ -75,11 +76,7 @@ def npi_identifier(provider: Provider) -> list[Resource]:
 
 
 def display_name(provider: Provider) -> str:
-    if provider["entityType"] == "organization":
-        return provider["organizationName"] or provider["doingBusinessAs"] or key_of(provider)
-    parts = (provider["prefix"], provider["firstName"], provider["middleName"])
-    person = " ".join(p for p in (*parts, provider["lastName"]) if p)
-    return f"{person}, {provider['suffix']}" if provider["suffix"] else person
+    return provider_name(provider) or key_of(provider)
 
 
 def compact(resource: Resource) -> Resource:

@@ -22,6 +22,7 @@ MAX_WINDOW = 10_000  # offset + pageSize beyond this needs a cursor (Elasticsear
 DEFAULT_RADIUS_MILES = 25.0
 MAX_RADIUS_MILES = 100.0
 CURSOR_PAGE_FIELDS = frozenset({"cursor", "pageSize"})
+CURSOR_LIFE_MINUTES = 5  # a cursor's point in time lives this long after its last use
 # What ``SearchRequest._consistent`` checks, stated in its JSON Schema for clients and test
 # generators; inside allOf, so that client generators still give the body a typed model.
 SEARCH_RULES: Json = {
@@ -102,7 +103,8 @@ class SearchRequest(BaseModel):
         max_length=4096,
         pattern="^[A-Za-z0-9_-]+$",  # unpadded base64url
         json_schema_extra={"format": "search-cursor"},
-        description="the 'nextCursor' of a previous page (valid 5 minutes after its last use); "
+        description=f"the 'nextCursor' of a previous page (valid {CURSOR_LIFE_MINUTES} minutes "
+        "after its last use); "
         "one the service did not issue or no longer holds is a 404 (cursor_not_found, "
         "cursor_expired)",
     )

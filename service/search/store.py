@@ -7,6 +7,7 @@ from elasticsearch import AsyncElasticsearch, NotFoundError
 from core.documents import Json
 from core.index_contract import IndexNames
 from service.errors import CursorExpired
+from service.search.models import CURSOR_LIFE_MINUTES
 from service.storage import (
     ALLOW_PARTIAL_RESULTS,
     WHOLE_ANSWERS_ONLY,
@@ -15,7 +16,7 @@ from service.storage import (
     search_whole,
 )
 
-PIT_KEEP_ALIVE = "5m"
+PIT_KEEP_ALIVE = f"{CURSOR_LIFE_MINUTES}m"
 SEARCH_INDEX = "the search index"
 
 
@@ -40,7 +41,7 @@ async def search_in_time(
                 allow_partial_search_results=ALLOW_PARTIAL_RESULTS,
             )
         except NotFoundError as error:  # the point in time, not the index (opened above)
-            raise CursorExpired() from error
+            raise CursorExpired(CURSOR_LIFE_MINUTES) from error
     return dict(response.body)
 
 
