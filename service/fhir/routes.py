@@ -16,6 +16,7 @@ from service.fhir.capability import (
     capability_statement,
     text_search_parameter,
 )
+from service.fhir.export_routes import setup_export_routes
 from service.fhir.models import FHIR_JSON, FHIR_PREFIX, Resource, ResourceType
 from service.fhir.params import read_search
 from service.fhir.read import read_resource
@@ -116,6 +117,7 @@ def setup_fhir_routes(app: web.Application) -> None:
     router.add_get(
         f"{FHIR_PREFIX}/SearchParameter/{{id}}", search_parameter, name="fhir-search-parameter"
     )
+    setup_export_routes(app)
     router.add_get(f"{FHIR_PREFIX}/{{type}}", search_type, name="fhir-search")
     router.add_post(f"{FHIR_PREFIX}/{{type}}/_search", search_post, name="fhir-search-post")
     router.add_get(f"{FHIR_PREFIX}/{{type}}/{{id}}", read, name="fhir-read")

@@ -1,0 +1,110 @@
+"""Bulk Data ``$export``'s use cases: kick off (open the snapshot, record the job), status (the
+manifest: the files are read from the snapshot when asked, so a job is complete once recorded),
+one output file streamed page by page, cancel, and the sweep of expired jobs."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+import orjson
+from elasticsearch import AsyncElasticsearch
+
+from core.documents import Json
+from core.index_contract import IndexNames
+from service.fhir import export_store as store
+from service.fhir.export_job import (
+    JOB_LIFETIME_SECONDS,
+    ExportRequest,
+    alias_of,
+    files_of,
+    page_body,
+    type_query,
+)
+from service.fhir.hits import hit_of
+from service.fhir.models import Resource, ResourceType
+from service.fhir.published import published_resource
+from service.fhir.resources import location, resource_of
+
+KEEP_ALIVE = f"{JOB_LIFETIME_SECONDS}s"
+
+
+def _instant(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+async def kick_off(
+    es: AsyncElasticsearch, names: IndexNames, asked: ExportRequest, request_url: str, today: date
+) -> str:
+    """``today``: the day whose in-network rows the roles and affiliations are built with."""
+    """Open the snapshot on every alias the types read, count each type, record the job."""
+    await sweep(es, names)
+    now = datetime.now(UTC)
+    aliases = sorted({alias_of(kind) for kind in asked.types})
+    pits = {alias: await store.open_pit(es, names.alias(alias), KEEP_ALIVE) for alias in aliases}
+    since = asked.since.isoformat() if asked.since else None
+    files = {}
+    for kind in asked.types:
+        query = type_query(kind, asked.since, today.isoformat())
+        files[kind] = files_of(await store.count(es, pits[alias_of(kind)], query))
+    job_id = uuid.uuid4().hex
+    job: Json = {
+        "request": request_url,
+        "types": list(asked.types),
+        "since": since,
+        "day": today.isoformat(),
+        "transactionTime": _instant(now),
+        "expires": _instant(now + timedelta(seconds=JOB_LIFETIME_SECONDS)),
+        "pits": pits,
+        "files": files,
+    }
+    await store.save_job(es, names, job_id, job)
+    return job_id
+
+
+async def live_job(es: AsyncElasticsearch, names: IndexNames, job_id: str) -> Json | None:
+    """The job, unless unknown, cancelled or expired."""
+    job = await store.job(es, names, job_id)
+    if job is None or job["expires"] <= _instant(datetime.now(UTC)):
+        return None
+    return job
+
+
+async def cancel(es: AsyncElasticsearch, names: IndexNames, job_id: str, job: Json) -> None:
+    for pit in job["pits"].values():
+        await store.close_pit(es, pit)
+    await store.delete_job(es, names, job_id)
+
+
+async def sweep(es: AsyncElasticsearch, names: IndexNames) -> None:
+    """Expired jobs: their snapshots closed, their documents deleted."""
+    for job_id, job in await store.expired_jobs(es, names, _instant(datetime.now(UTC))):
+        await cancel(es, names, job_id, job)
+
+
+def _resources(kind: ResourceType, raw: Json, today: date) -> list[Resource]:
+    """The resources one document gives a type's file (rendered as /fhir search renders them)."""
+    if alias_of(kind) == "plans":
+        return [published_resource(raw)]
+    hit = hit_of(raw, today)
+    if kind == "Location":
+        return [location(hit.provider, place) for place in hit.locations]
+    return [resource_of(kind, hit.provider, hit.locations, hit.networks)]
+
+
+async def file_lines(
+    es: AsyncElasticsearch, job: Json, kind: ResourceType, part: int
+) -> AsyncIterator[bytes]:
+    """One output file, one page of hits at a time (NDJSON)."""
+    today = date.fromisoformat(job["day"])
+    after: list[Any] | None = None
+    while True:
+        hits = await store.page(es, page_body(job, kind, part, after))
+        if not hits:
+            return
+        yield b"".join(
+            orjson.dumps(r) + b"\n" for raw in hits for r in _resources(kind, raw, today)
+        )
+        after = hits[-1]["sort"]
