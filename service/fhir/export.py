@@ -19,14 +19,18 @@ from service.fhir.export_job import (
     JOB_LIFETIME_SECONDS,
     ExportRequest,
     alias_of,
+    aliases_of,
     files_of,
     page_body,
+    plan_file,
     type_query,
 )
 from service.fhir.hits import hit_of
 from service.fhir.models import Resource, ResourceType
+from service.fhir.plans import PlanResources
 from service.fhir.published import published_resource
 from service.fhir.resources import location, resource_of
+from service.fhir.store import plan_records
 
 KEEP_ALIVE = f"{JOB_LIFETIME_SECONDS}s"
 
@@ -42,11 +46,14 @@ async def kick_off(
     """Open the snapshot on every alias the types read, count each type, record the job."""
     await sweep(es, names)
     now = datetime.now(UTC)
-    aliases = sorted({alias_of(kind) for kind in asked.types})
+    aliases = sorted(set().union(*(aliases_of(kind) for kind in asked.types)))
     pits = {alias: await store.open_pit(es, names.alias(alias), KEEP_ALIVE) for alias in aliases}
     since = asked.since.isoformat() if asked.since else None
-    files = {}
+    files: dict[str, int] = {}
     for kind in asked.types:
+        if kind == "InsurancePlan":
+            files[kind] = 0  # its one file is plan-built
+            continue
         query = type_query(kind, asked.since, today.isoformat())
         files[kind] = files_of(await store.count(es, pits[alias_of(kind)], query))
     job_id = uuid.uuid4().hex
@@ -99,6 +106,11 @@ async def file_lines(
 ) -> AsyncIterator[bytes]:
     """One output file, one page of hits at a time (NDJSON)."""
     today = date.fromisoformat(job["day"])
+    if part == plan_file(job, kind):
+        built = PlanResources(plan_records(await store.snapshot_plans(es, job["pits"]["plans"])))
+        chosen = built.organizations if kind == "Organization" else built.insurance_plans
+        yield b"".join(orjson.dumps(r) + b"\n" for r in chosen)
+        return
     after: list[Any] | None = None
     while True:
         hits = await store.page(es, page_body(job, kind, part, after))

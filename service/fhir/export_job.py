@@ -34,7 +34,9 @@ PROVIDER_TYPES: Final[tuple[ResourceType, ...]] = (
     "OrganizationAffiliation",
     "Location",
 )
-EXPORT_TYPES: Final = (*PROVIDER_TYPES, *PUBLISHED_TYPES)
+# Built from the plans (payers and networks, InsurancePlans): all in one more file of the type.
+PLAN_BUILT_TYPES: Final[tuple[ResourceType, ...]] = ("Organization", "InsurancePlan")
+EXPORT_TYPES: Final = (*PROVIDER_TYPES, *PUBLISHED_TYPES, "InsurancePlan")
 HITS_PER_FILE: Final = 50_000
 PAGE_SIZE: Final = 1_000
 JOB_LIFETIME_SECONDS: Final = 3_600
@@ -76,13 +78,28 @@ def _since(value: str | None) -> datetime | None:
 
 
 def alias_of(kind: ResourceType) -> IndexKind:
-    """The index kind a type is read from."""
+    """The index kind a type's hit files read."""
     return "plans" if kind in PUBLISHED_TYPES else "search"
 
 
+def aliases_of(kind: ResourceType) -> set[IndexKind]:
+    """The index kinds a type's files read (its hits, and the plans it is built from)."""
+    hits: set[IndexKind] = {alias_of(kind)} if kind != "InsurancePlan" else set()
+    return hits | ({"plans"} if kind in PLAN_BUILT_TYPES else set())
+
+
+def plan_file(job: Json, kind: str) -> int | None:
+    """The part number of a type's plan-built file (after its hit files), if it has one."""
+    return job["files"][kind] if kind in PLAN_BUILT_TYPES else None
+
+
+def parts(job: Json, kind: str) -> int:
+    return int(job["files"][kind]) + (1 if kind in PLAN_BUILT_TYPES else 0)
+
+
 def files_of(count: int) -> int:
-    """The output files (slices) of a type with this many documents (at least one)."""
-    return max(1, math.ceil(count / HITS_PER_FILE))
+    """The output files (slices) of a type with this many documents (none for none)."""
+    return math.ceil(count / HITS_PER_FILE)
 
 
 def type_query(kind: ResourceType, since: datetime | None, today_iso: str) -> Json:
@@ -117,7 +134,7 @@ def page_body(job: Json, kind: ResourceType, part: int, after: list[Any] | None)
 
 
 def file_exists(job: Json, kind: str, part: int) -> bool:
-    return kind in job["files"] and 0 <= part < job["files"][kind]
+    return kind in job["files"] and 0 <= part < parts(job, kind)
 
 
 def manifest(job: Json, base: str, job_id: str, token_needed: bool) -> Json:
@@ -125,7 +142,7 @@ def manifest(job: Json, base: str, job_id: str, token_needed: bool) -> Json:
     output = [
         {"type": kind, "url": f"{base}/$export-file/{job_id}/{kind}/{part}"}
         for kind in job["types"]
-        for part in range(job["files"][kind])
+        for part in range(parts(job, kind))
     ]
     return {
         "transactionTime": job["transactionTime"],

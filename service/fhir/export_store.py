@@ -7,6 +7,7 @@ from elasticsearch import AsyncElasticsearch
 
 from core.documents import Json
 from core.index_contract import IndexNames
+from service.fhir.store import EVERY_PLAN
 from service.storage import elasticsearch_errors
 
 JOBS_WHAT = "the export jobs index"
@@ -38,6 +39,13 @@ async def page(es: AsyncElasticsearch, body: Json) -> list[Json]:
     with elasticsearch_errors("an export file"):
         response = await es.search(body=body)
     return list(response["hits"]["hits"])
+
+
+async def snapshot_plans(es: AsyncElasticsearch, pit: str) -> Json:
+    """Every plan, as the snapshot holds them (an answer of ``EVERY_PLAN``)."""
+    with elasticsearch_errors("an export file"):
+        response = await es.search(body={**EVERY_PLAN, "pit": {"id": pit}})
+    return dict(response.body)
 
 
 async def save_job(es: AsyncElasticsearch, names: IndexNames, job_id: str, job: Json) -> None:

@@ -16,11 +16,12 @@ from tests.conftest import ApiClient, Serve
 from tests.service.fhir.fhir_rows import found_ids
 
 ASYNC = {"Prefer": "respond-async"}
-# The types whose every resource an export file holds (the plan-built ones are not exported yet).
 EXPORTED = [
     "Practitioner",
     "PractitionerRole",
+    "Organization",
     "OrganizationAffiliation",
+    "InsurancePlan",
     "Location",
     "HealthcareService",
     "Endpoint",
@@ -53,10 +54,11 @@ async def _exported(api: ApiClient, manifest: dict[str, object]) -> dict[str, li
 
 
 async def test_an_export_holds_what_paging_each_search_returns(api: ApiClient) -> None:
-    status = await _kick_off(api, "?_type=" + ",".join(EXPORTED))
+    status = await _kick_off(api)
     manifest = await _manifest(api, status)
     assert manifest["transactionTime"] and manifest["requiresAccessToken"] is False
     exported = await _exported(api, manifest)
+    assert sorted(exported) == sorted(EXPORTED)
     for kind in EXPORTED:
         searched = await found_ids(api, kind, [])
         assert searched, kind
@@ -97,3 +99,15 @@ async def test_a_bad_kick_off_is_a_400(api: ApiClient, query: str, headers: dict
     response = await api.get(f"/fhir/$export{query}", headers=headers)
     assert response.status == 400
     assert (await response.json())["resourceType"] == "OperationOutcome"
+
+
+async def test_the_capability_statement_declares_the_export(api: ApiClient) -> None:
+    statement = await (await api.get("/fhir/metadata")).json()
+    assert [op["name"] for op in statement["rest"][0]["operation"]] == ["export"]
+
+
+async def test_since_after_every_change_exports_no_file(api: ApiClient) -> None:
+    manifest = await _manifest(
+        api, await _kick_off(api, "?_type=Endpoint&_since=2999-01-01T00:00:00Z")
+    )
+    assert manifest["output"] == []
