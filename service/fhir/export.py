@@ -7,7 +7,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 import orjson
 from elasticsearch import AsyncElasticsearch
@@ -16,13 +16,17 @@ from core.documents import Json
 from core.index_contract import IndexNames
 from service.fhir import export_store as store
 from service.fhir.export_job import (
+    DELETED,
     JOB_LIFETIME_SECONDS,
     ExportRequest,
     alias_of,
     aliases_of,
+    deleted_bundle,
     files_of,
     page_body,
     plan_file,
+    removals_page_body,
+    removals_query,
     type_query,
 )
 from service.fhir.hits import hit_of
@@ -47,7 +51,9 @@ async def kick_off(
     await sweep(es, names)
     now = datetime.now(UTC)
     aliases = sorted(set().union(*(aliases_of(kind) for kind in asked.types)))
-    pits = {alias: await store.open_pit(es, names.alias(alias), KEEP_ALIVE) for alias in aliases}
+    pits: dict[str, str] = {
+        alias: await store.open_pit(es, names.alias(alias), KEEP_ALIVE) for alias in aliases
+    }
     since = asked.since.isoformat() if asked.since else None
     files: dict[str, int] = {}
     for kind in asked.types:
@@ -56,6 +62,8 @@ async def kick_off(
             continue
         query = type_query(kind, asked.since, today.isoformat())
         files[kind] = files_of(await store.count(es, pits[alias_of(kind)], query))
+    if asked.since is not None:
+        await _removals(es, names, asked, pits)
     job_id = uuid.uuid4().hex
     job: Json = {
         "request": request_url,
@@ -69,6 +77,20 @@ async def kick_off(
     }
     await store.save_job(es, names, job_id, job)
     return job_id
+
+
+async def _removals(
+    es: AsyncElasticsearch, names: IndexNames, asked: ExportRequest, pits: dict[str, str]
+) -> None:
+    """The removals since ``_since``, snapshot with the rest when there are any."""
+    assert asked.since is not None
+    pit = await store.open_removals_pit(es, names, KEEP_ALIVE)
+    if pit is None:
+        return
+    if await store.count(es, pit, removals_query(asked.types, asked.since)):
+        pits[DELETED] = pit
+    else:
+        await store.close_pit(es, pit)
 
 
 async def live_job(es: AsyncElasticsearch, names: IndexNames, job_id: str) -> Json | None:
@@ -102,9 +124,14 @@ def _resources(kind: ResourceType, raw: Json, today: date) -> list[Resource]:
 
 
 async def file_lines(
-    es: AsyncElasticsearch, job: Json, kind: ResourceType, part: int
+    es: AsyncElasticsearch, job: Json, name: str, part: int
 ) -> AsyncIterator[bytes]:
-    """One output file, one page of hits at a time (NDJSON)."""
+    """One output file (``name``: a type, or DELETED), a page of hits at a time (NDJSON)."""
+    if name == DELETED:
+        async for line in _deleted_lines(es, job):
+            yield line
+        return
+    kind = cast(ResourceType, name)
     today = date.fromisoformat(job["day"])
     if part == plan_file(job, kind):
         built = PlanResources(plan_records(await store.snapshot_plans(es, job["pits"]["plans"])))
@@ -119,4 +146,11 @@ async def file_lines(
         yield b"".join(
             orjson.dumps(r) + b"\n" for raw in hits for r in _resources(kind, raw, today)
         )
+        after = hits[-1]["sort"]
+
+
+async def _deleted_lines(es: AsyncElasticsearch, job: Json) -> AsyncIterator[bytes]:
+    after: list[Any] | None = None
+    while hits := await store.page(es, removals_page_body(job, after)):
+        yield orjson.dumps(deleted_bundle(hits)) + b"\n"
         after = hits[-1]["sort"]

@@ -23,6 +23,8 @@ from service.fhir.query import HIT_SOURCE, build_query
 # kind of the resources updates removed (issue 37, the data side: core/changes.py).
 CHANGED_AT_FIELD: Final = "changedAt"
 REMOVALS_KIND: Final = "removals"
+REMOVED_AT_FIELD: Final = "removedAt"
+DELETED: Final = "deleted"  # the manifest's list of removals, and their file's name
 
 NDJSON: Final = "application/fhir+ndjson"
 OUTPUT_FORMATS: Final = frozenset({NDJSON, "application/ndjson", "ndjson"})
@@ -134,7 +136,38 @@ def page_body(job: Json, kind: ResourceType, part: int, after: list[Any] | None)
 
 
 def file_exists(job: Json, kind: str, part: int) -> bool:
+    if kind == DELETED:
+        return part == 0 and DELETED in job["pits"]
     return kind in job["files"] and 0 <= part < parts(job, kind)
+
+
+def removals_query(types: tuple[ResourceType, ...], since: datetime) -> Json:
+    """The resources of these types updates removed after ``since``."""
+    removed = {"range": {REMOVED_AT_FIELD: {"gt": since.isoformat()}}}
+    return {"bool": {"filter": [{"terms": {"resourceType": list(types)}}, removed]}}
+
+
+def removals_page_body(job: Json, after: list[Any] | None) -> Json:
+    since = _since(job["since"])
+    assert since is not None  # a job has removals only when asked with _since
+    body: Json = {
+        "size": PAGE_SIZE,
+        "query": removals_query(tuple(job["types"]), since),
+        "pit": {"id": job["pits"][DELETED], "keep_alive": f"{JOB_LIFETIME_SECONDS}s"},
+        "sort": ["_shard_doc"],
+        "track_total_hits": False,
+        "_source": ["resourceType", "id"],
+    }
+    if after is not None:
+        body["search_after"] = after
+    return body
+
+
+def deleted_bundle(hits: list[Json]) -> Json:
+    """A page of removals as the IG lists them: a transaction Bundle of DELETE requests."""
+    requests = [f"{h['_source']['resourceType']}/{h['_source']['id']}" for h in hits]
+    entries = [{"request": {"method": "DELETE", "url": url}} for url in requests]
+    return {"resourceType": "Bundle", "type": "transaction", "entry": entries}
 
 
 def manifest(job: Json, base: str, job_id: str, token_needed: bool) -> Json:
@@ -149,5 +182,10 @@ def manifest(job: Json, base: str, job_id: str, token_needed: bool) -> Json:
         "request": job["request"],
         "requiresAccessToken": token_needed,
         "output": output,
+        **(
+            {DELETED: [{"type": "Bundle", "url": f"{base}/$export-file/{job_id}/{DELETED}/0"}]}
+            if DELETED in job["pits"]
+            else {}
+        ),
         "error": [],
     }

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import cast
-
 import orjson
 from aiohttp import web
 
@@ -15,7 +13,7 @@ from service.fhir.export_job import (
     manifest,
     read_kick_off,
 )
-from service.fhir.models import FHIR_PREFIX, ResourceType
+from service.fhir.models import FHIR_PREFIX
 from service.web.keys import ES, INDEX_NAMES, SETTINGS, TODAY
 from service.web.middleware import allows_anonymous, requires_scope
 
@@ -74,7 +72,7 @@ async def export_file(request: web.Request) -> web.StreamResponse:
         raise ResourceNotFound(EXPORT_JOB, f"{request.match_info['job']}/{kind}/{part}")
     response = web.StreamResponse(headers={"Content-Type": NDJSON})
     await response.prepare(request)
-    async for chunk in file_lines(request.app[ES], job, cast(ResourceType, kind), int(part)):
+    async for chunk in file_lines(request.app[ES], job, kind, int(part)):
         await response.write(chunk)
     await response.write_eof()
     return response

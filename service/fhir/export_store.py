@@ -7,6 +7,7 @@ from elasticsearch import AsyncElasticsearch
 
 from core.documents import Json
 from core.index_contract import IndexNames
+from service.fhir.export_job import REMOVALS_KIND
 from service.fhir.store import EVERY_PLAN
 from service.storage import elasticsearch_errors
 
@@ -21,6 +22,18 @@ async def open_pit(es: AsyncElasticsearch, index: str, keep_alive: str) -> str:
     with elasticsearch_errors(index):
         response = await es.open_point_in_time(index=index, keep_alive=keep_alive)
     return str(response["id"])
+
+
+async def open_removals_pit(
+    es: AsyncElasticsearch, names: IndexNames, keep_alive: str
+) -> str | None:
+    """A snapshot of the removals index, when there is one."""
+    index = f"{names.prefix}-{REMOVALS_KIND}"
+    with elasticsearch_errors(index):
+        response = await es.options(ignore_status=404).open_point_in_time(
+            index=index, keep_alive=keep_alive
+        )
+    return str(response["id"]) if "id" in response else None
 
 
 async def close_pit(es: AsyncElasticsearch, pit: str) -> None:

@@ -9,8 +9,12 @@ from collections import Counter
 
 import orjson
 import pytest
+from elasticsearch import AsyncElasticsearch
 from yarl import URL
 
+from core.index_contract import IndexNames
+from service.fhir import export_store
+from service.fhir.export_job import REMOVALS_KIND
 from service.web.settings import Settings
 from tests.conftest import ApiClient, Serve
 from tests.service.fhir.fhir_rows import found_ids
@@ -111,3 +115,44 @@ async def test_since_after_every_change_exports_no_file(api: ApiClient) -> None:
         api, await _kick_off(api, "?_type=Endpoint&_since=2999-01-01T00:00:00Z")
     )
     assert manifest["output"] == []
+
+
+async def test_since_lists_the_removals_after_it_as_delete_bundles(
+    api: ApiClient, es: AsyncElasticsearch, served_names: IndexNames
+) -> None:
+    removals = f"{served_names.prefix}-{REMOVALS_KIND}"
+    mappings = {"properties": {"resourceType": {"type": "keyword"}, "removedAt": {"type": "date"}}}
+    await es.indices.create(index=removals, mappings=mappings)
+    try:
+        rows = [
+            ("Endpoint", "gone-after", "2026-03-01T00:00:00Z"),
+            ("Endpoint", "gone-before", "2026-01-01T00:00:00Z"),
+            ("Practitioner", "not-asked", "2026-03-01T00:00:00Z"),
+        ]
+        for kind, rid, at in rows:
+            document = {"resourceType": kind, "id": rid, "removedAt": at}
+            await es.index(index=removals, id=f"{kind}/{rid}", document=document, refresh=True)
+        query = "?_type=Endpoint&_since=2026-02-01T00:00:00Z"
+        manifest = await _manifest(api, await _kick_off(api, query))
+        listed: list[dict[str, str]] = manifest["deleted"]  # type: ignore[assignment]
+        assert [entry["type"] for entry in listed] == ["Bundle"]
+        response = await api.get(URL(listed[0]["url"]).path)
+        bundles = [orjson.loads(line) for line in (await response.read()).splitlines()]
+        requests = [e["request"] for b in bundles for e in b["entry"]]
+        assert requests == [{"method": "DELETE", "url": "Endpoint/gone-after"}]
+    finally:
+        await es.indices.delete(index=removals)
+
+
+async def test_an_expired_job_is_not_found_and_swept(
+    api: ApiClient, es: AsyncElasticsearch, served_names: IndexNames
+) -> None:
+    status = await _kick_off(api, "?_type=Endpoint")
+    job_id = status.rsplit("/", 1)[-1]
+    job = await export_store.job(es, served_names, job_id)
+    assert job is not None
+    expired = {**job, "expires": "2000-01-01T00:00:00Z"}
+    await export_store.save_job(es, served_names, job_id, expired)
+    assert (await api.get(status)).status == 404
+    await _kick_off(api, "?_type=Endpoint")  # a kick-off sweeps what expired
+    assert await export_store.job(es, served_names, job_id) is None
