@@ -6,6 +6,7 @@ import orjson
 from aiohttp import web
 
 from service.errors import ResourceNotFound
+from service.fhir.base import base_url
 from service.fhir.export import cancel, file_lines, kick_off, live_job
 from service.fhir.export_job import (
     NDJSON,
@@ -18,13 +19,6 @@ from service.web.keys import ES, INDEX_NAMES, SETTINGS, TODAY
 from service.web.middleware import allows_anonymous, requires_scope
 
 EXPORT_JOB = "$export-job"
-
-
-def _base_url(request: web.Request) -> str:
-    configured = request.app[SETTINGS].fhir_base_url
-    if configured:
-        return str(configured).rstrip("/")
-    return f"{request.scheme}://{request.host}{FHIR_PREFIX}"
 
 
 async def _job(request: web.Request) -> dict[str, object]:
@@ -41,7 +35,7 @@ async def export(request: web.Request) -> web.Response:
     asked = read_kick_off(dict(request.query), request.headers.get("Prefer", ""))
     app = request.app
     job_id = await kick_off(app[ES], app[INDEX_NAMES], asked, str(request.url), app[TODAY]())
-    status = f"{_base_url(request)}/$export-status/{job_id}"
+    status = f"{base_url(request)}/$export-status/{job_id}"
     return web.Response(status=202, headers={"Content-Location": status})
 
 
@@ -50,7 +44,7 @@ async def export(request: web.Request) -> web.Response:
 async def export_status(request: web.Request) -> web.Response:
     job = await _job(request)
     token_needed = not request.app[SETTINGS].fhir_anonymous
-    body = manifest(job, _base_url(request), request.match_info["job"], token_needed)
+    body = manifest(job, base_url(request), request.match_info["job"], token_needed)
     headers = {"Expires": str(job["expires"]), "X-Progress": "complete"}
     return web.Response(body=orjson.dumps(body), content_type="application/json", headers=headers)
 

@@ -10,6 +10,7 @@ import orjson
 from aiohttp import web
 
 from service.errors import ResourceNotFound
+from service.fhir.base import base_url
 from service.fhir.bundle import operation_outcome, searchset
 from service.fhir.capability import (
     TEXT_SEARCH_PARAMETER_ID,
@@ -21,7 +22,7 @@ from service.fhir.models import FHIR_JSON, FHIR_PREFIX, Resource, ResourceType
 from service.fhir.params import read_search
 from service.fhir.read import read_resource
 from service.fhir.search import search_resources
-from service.web.keys import ES, INDEX_NAMES, SETTINGS, TODAY
+from service.web.keys import ES, INDEX_NAMES, TODAY
 from service.web.middleware import allows_anonymous, requires_scope
 from service.web.problems import ProblemError, register_problem_renderer
 
@@ -31,13 +32,6 @@ _STARTED = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 def _answer(body: bytes, status: int = 200) -> web.Response:
     return web.Response(body=body, status=status, content_type=FHIR_JSON, charset="utf-8")
-
-
-def base_url(request: web.Request) -> str:
-    configured = request.app[SETTINGS].fhir_base_url
-    if configured:
-        return configured.rstrip("/")
-    return f"{request.scheme}://{request.host}{FHIR_PREFIX}"
 
 
 def _kind(request: web.Request) -> ResourceType:
