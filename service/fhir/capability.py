@@ -84,6 +84,9 @@ def _resource(kind: ResourceType, base: str) -> Resource:
     return resource
 
 
+BULK_EXPORT_OPERATION = "http://hl7.org/fhir/uv/bulkdata/OperationDefinition/export"
+
+
 def capability_statement(base: str, software_version: str, date: str) -> Resource:
     return {
         "resourceType": "CapabilityStatement",
@@ -104,6 +107,7 @@ def capability_statement(base: str, software_version: str, date: str) -> Resourc
                 " them off; a bearer token is accepted as well. Unknown parameters follow"
                 " Prefer: handling=strict|lenient (lenient by default).",
                 "resource": [_resource(kind, base) for kind in RESOURCE_TYPES],
+                "operation": [{"name": "export", "definition": BULK_EXPORT_OPERATION}],
             }
         ],
     }

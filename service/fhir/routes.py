@@ -10,18 +10,20 @@ import orjson
 from aiohttp import web
 
 from service.errors import ResourceNotFound
+from service.fhir.base import base_url
 from service.fhir.bundle import operation_outcome, searchset
 from service.fhir.capability import (
     TEXT_SEARCH_PARAMETER_ID,
     capability_statement,
     text_search_parameter,
 )
+from service.fhir.export_routes import EXPORT_ROUTES
 from service.fhir.models import FHIR_JSON, FHIR_PREFIX, Resource, ResourceType
 from service.fhir.params import read_search
 from service.fhir.read import read_resource
 from service.fhir.search import search_resources
 from service.web.contract import Feature, Route
-from service.web.keys import ES, INDEX_NAMES, SETTINGS, TODAY
+from service.web.keys import ES, INDEX_NAMES, TODAY
 from service.web.middleware import allows_anonymous, requires_scope
 from service.web.problems import ProblemError
 
@@ -31,13 +33,6 @@ _STARTED = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 def _answer(body: bytes, status: int = 200) -> web.Response:
     return web.Response(body=body, status=status, content_type=FHIR_JSON, charset="utf-8")
-
-
-def base_url(request: web.Request) -> str:
-    configured = request.app[SETTINGS].fhir_base_url
-    if configured:
-        return configured.rstrip("/")
-    return f"{request.scheme}://{request.host}{FHIR_PREFIX}"
 
 
 def _kind(request: web.Request) -> ResourceType:
@@ -116,6 +111,7 @@ FEATURE = Feature(
     routes=(
         Route("fhir-metadata", "GET", "/metadata", metadata),
         Route("fhir-search-parameter", "GET", "/SearchParameter/{id}", search_parameter),
+        *EXPORT_ROUTES,  # before the type routes, which would take ``$export`` for a type
         Route("fhir-search", "GET", "/{type}", search_type),
         Route("fhir-search-post", "POST", "/{type}/_search", search_post),
         Route("fhir-read", "GET", "/{type}/{id}", read),

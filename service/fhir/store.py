@@ -19,13 +19,21 @@ async def search(es: AsyncElasticsearch, names: IndexNames, body: Json) -> Json:
     return await search_whole(es, names.alias("search"), body, SEARCH_INDEX)
 
 
-async def plans(es: AsyncElasticsearch, names: IndexNames) -> list[PlanRecord]:
-    """Every plan, with the day its index version was loaded. The plans index holds hundreds
-    of plans, not millions."""
-    not_published = {"bool": {"must_not": {"exists": {"field": "resourceType"}}}}
-    body = {"size": MAX_PLANS, "query": not_published, "sort": ["_doc"]}
-    response = await search_whole(es, names.alias("plans"), body, "the plans index")
+# Every plan: the plans index holds hundreds of plans, not millions.
+EVERY_PLAN: Json = {
+    "size": MAX_PLANS,
+    "query": {"bool": {"must_not": {"exists": {"field": "resourceType"}}}},
+    "sort": ["_doc"],
+}
+
+
+def plan_records(response: Json) -> list[PlanRecord]:
+    """The plans of an EVERY_PLAN answer, each with the day its index version was loaded."""
     return [PlanRecord(h["_source"], loaded_on(h["_index"])) for h in response["hits"]["hits"]]
+
+
+async def plans(es: AsyncElasticsearch, names: IndexNames) -> list[PlanRecord]:
+    return plan_records(await search_whole(es, names.alias("plans"), EVERY_PLAN, "the plans index"))
 
 
 async def providers(es: AsyncElasticsearch, names: IndexNames, npis: list[str]) -> list[Json]:

@@ -1,0 +1,156 @@
+"""Bulk Data ``$export``'s use cases: kick off (open the snapshot, record the job), status (the
+manifest: the files are read from the snapshot when asked, so a job is complete once recorded),
+one output file streamed page by page, cancel, and the sweep of expired jobs."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from datetime import UTC, date, datetime, timedelta
+from typing import Any, cast
+
+import orjson
+from elasticsearch import AsyncElasticsearch
+
+from core.documents import Json
+from core.index_contract import IndexNames
+from service.fhir import export_store as store
+from service.fhir.export_job import (
+    DELETED,
+    JOB_LIFETIME_SECONDS,
+    ExportRequest,
+    alias_of,
+    aliases_of,
+    deleted_bundle,
+    files_of,
+    page_body,
+    plan_file,
+    removals_page_body,
+    removals_query,
+    type_query,
+)
+from service.fhir.hits import hit_of
+from service.fhir.models import Resource, ResourceType
+from service.fhir.plans import PlanResources
+from service.fhir.published import published_resource
+from service.fhir.resources import location, resource_of
+from service.fhir.store import plan_records
+
+KEEP_ALIVE = f"{JOB_LIFETIME_SECONDS}s"
+
+
+def _instant(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+async def kick_off(
+    es: AsyncElasticsearch, names: IndexNames, asked: ExportRequest, request_url: str, today: date
+) -> str:
+    """``today``: the day whose in-network rows the roles and affiliations are built with."""
+    """Open the snapshot on every alias the types read, count each type, record the job."""
+    await sweep(es, names)
+    now = datetime.now(UTC)
+    aliases = sorted(set().union(*(aliases_of(kind) for kind in asked.types)))
+    pits: dict[str, str] = {
+        alias: await store.open_pit(es, names.alias(alias), KEEP_ALIVE) for alias in aliases
+    }
+    since = asked.since.isoformat() if asked.since else None
+    files: dict[str, int] = {}
+    for kind in asked.types:
+        if kind == "InsurancePlan":
+            files[kind] = 0  # its one file is plan-built
+            continue
+        query = type_query(kind, asked.since, today.isoformat())
+        files[kind] = files_of(await store.count(es, pits[alias_of(kind)], query))
+    if asked.since is not None:
+        await _removals(es, names, asked, pits)
+    job_id = uuid.uuid4().hex
+    job: Json = {
+        "request": request_url,
+        "types": list(asked.types),
+        "since": since,
+        "day": today.isoformat(),
+        "transactionTime": _instant(now),
+        "expires": _instant(now + timedelta(seconds=JOB_LIFETIME_SECONDS)),
+        "pits": pits,
+        "files": files,
+    }
+    await store.save_job(es, names, job_id, job)
+    return job_id
+
+
+async def _removals(
+    es: AsyncElasticsearch, names: IndexNames, asked: ExportRequest, pits: dict[str, str]
+) -> None:
+    """The removals since ``_since``, snapshot with the rest when there are any."""
+    assert asked.since is not None
+    pit = await store.open_removals_pit(es, names, KEEP_ALIVE)
+    if pit is None:
+        return
+    if await store.count(es, pit, removals_query(asked.types, asked.since)):
+        pits[DELETED] = pit
+    else:
+        await store.close_pit(es, pit)
+
+
+async def live_job(es: AsyncElasticsearch, names: IndexNames, job_id: str) -> Json | None:
+    """The job, unless unknown, cancelled or expired."""
+    job = await store.job(es, names, job_id)
+    if job is None or job["expires"] <= _instant(datetime.now(UTC)):
+        return None
+    return job
+
+
+async def cancel(es: AsyncElasticsearch, names: IndexNames, job_id: str, job: Json) -> None:
+    for pit in job["pits"].values():
+        await store.close_pit(es, pit)
+    await store.delete_job(es, names, job_id)
+
+
+async def sweep(es: AsyncElasticsearch, names: IndexNames) -> None:
+    """Expired jobs: their snapshots closed, their documents deleted."""
+    for job_id, job in await store.expired_jobs(es, names, _instant(datetime.now(UTC))):
+        await cancel(es, names, job_id, job)
+
+
+def _resources(kind: ResourceType, raw: Json, today: date) -> list[Resource]:
+    """The resources one document gives a type's file (rendered as /fhir search renders them)."""
+    if alias_of(kind) == "plans":
+        return [published_resource(raw)]
+    hit = hit_of(raw, today)
+    if kind == "Location":
+        return [location(hit.provider, place) for place in hit.locations]
+    return [resource_of(kind, hit.provider, hit.locations, hit.networks)]
+
+
+async def file_lines(
+    es: AsyncElasticsearch, job: Json, name: str, part: int
+) -> AsyncIterator[bytes]:
+    """One output file (``name``: a type, or DELETED), a page of hits at a time (NDJSON)."""
+    if name == DELETED:
+        async for line in _deleted_lines(es, job):
+            yield line
+        return
+    kind = cast(ResourceType, name)
+    today = date.fromisoformat(job["day"])
+    if part == plan_file(job, kind):
+        built = PlanResources(plan_records(await store.snapshot_plans(es, job["pits"]["plans"])))
+        chosen = built.organizations if kind == "Organization" else built.insurance_plans
+        yield b"".join(orjson.dumps(r) + b"\n" for r in chosen)
+        return
+    after: list[Any] | None = None
+    while True:
+        hits = await store.page(es, page_body(job, kind, part, after))
+        if not hits:
+            return
+        yield b"".join(
+            orjson.dumps(r) + b"\n" for raw in hits for r in _resources(kind, raw, today)
+        )
+        after = hits[-1]["sort"]
+
+
+async def _deleted_lines(es: AsyncElasticsearch, job: Json) -> AsyncIterator[bytes]:
+    after: list[Any] | None = None
+    while hits := await store.page(es, removals_page_body(job, after)):
+        yield orjson.dumps(deleted_bundle(hits)) + b"\n"
+        after = hits[-1]["sort"]

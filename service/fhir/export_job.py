@@ -1,0 +1,191 @@
+"""Bulk Data ``$export`` (HL7 Bulk Data Access IG 2.0), the pure part: a kick-off request read,
+the job it becomes, its manifest, and the query of one output file's page.
+
+An export is a snapshot: an Elasticsearch point in time (PIT) opened at kick-off on the
+aliases' current indices, one per alias read. Each output file is one slice of one type's query
+over that PIT, streamed page by page, so any process answers any job and memory stays flat.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from typing import Any, Final
+
+from core.documents import Json
+from core.index_contract import IndexKind
+from service.errors import InvalidInput
+from service.fhir.models import PUBLISHED_TYPES, ResourceType, Search
+from service.fhir.query import HIT_SOURCE, build_query
+
+# The field each document a resource is built from records its last change in, and the index
+# kind of the resources updates removed (issue 37, the data side: core/changes.py).
+CHANGED_AT_FIELD: Final = "changedAt"
+REMOVALS_KIND: Final = "removals"
+REMOVED_AT_FIELD: Final = "removedAt"
+DELETED: Final = "deleted"  # the manifest's list of removals, and their file's name
+
+NDJSON: Final = "application/fhir+ndjson"
+OUTPUT_FORMATS: Final = frozenset({NDJSON, "application/ndjson", "ndjson"})
+# Served from the search index's provider documents (one resource, or its locations, per hit).
+PROVIDER_TYPES: Final[tuple[ResourceType, ...]] = (
+    "Practitioner",
+    "PractitionerRole",
+    "Organization",
+    "OrganizationAffiliation",
+    "Location",
+)
+# Built from the plans (payers and networks, InsurancePlans): all in one more file of the type.
+PLAN_BUILT_TYPES: Final[tuple[ResourceType, ...]] = ("Organization", "InsurancePlan")
+EXPORT_TYPES: Final = (*PROVIDER_TYPES, *PUBLISHED_TYPES, "InsurancePlan")
+HITS_PER_FILE: Final = 50_000
+PAGE_SIZE: Final = 1_000
+JOB_LIFETIME_SECONDS: Final = 3_600
+
+
+@dataclass(frozen=True)
+class ExportRequest:
+    types: tuple[ResourceType, ...]
+    since: datetime | None
+
+
+def read_kick_off(query: dict[str, str], prefer: str) -> ExportRequest:
+    """The kick-off's parameters; a 400 for what the server cannot do as asked."""
+    if "respond-async" not in prefer.replace(" ", "").lower().split(","):
+        raise InvalidInput("Prefer", "Prefer: respond-async is required to start an export")
+    output_format = query.get("_outputFormat", NDJSON)
+    if output_format not in OUTPUT_FORMATS:
+        raise InvalidInput("_outputFormat", f"_outputFormat: only {NDJSON} is supported")
+    named = [t.strip() for t in query.get("_type", "").split(",") if t.strip()]
+    unknown = [t for t in named if t not in EXPORT_TYPES]
+    if unknown:
+        raise InvalidInput("_type", f"_type: not exported here: {', '.join(unknown)}")
+    types = tuple(t for t in EXPORT_TYPES if not named or t in named)
+    return ExportRequest(types, _since(query.get("_since")))
+
+
+def _since(value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        instant = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        instant = None
+    if instant is None or instant.tzinfo is None:
+        raise InvalidInput(
+            "_since", "_since: a FHIR instant with a time zone, e.g. 2026-01-01T00:00:00Z"
+        )
+    return instant.astimezone(UTC)
+
+
+def alias_of(kind: ResourceType) -> IndexKind:
+    """The index kind a type's hit files read."""
+    return "plans" if kind in PUBLISHED_TYPES else "search"
+
+
+def aliases_of(kind: ResourceType) -> set[IndexKind]:
+    """The index kinds a type's files read (its hits, and the plans it is built from)."""
+    hits: set[IndexKind] = {alias_of(kind)} if kind != "InsurancePlan" else set()
+    return hits | ({"plans"} if kind in PLAN_BUILT_TYPES else set())
+
+
+def plan_file(job: Json, kind: str) -> int | None:
+    """The part number of a type's plan-built file (after its hit files), if it has one."""
+    return job["files"][kind] if kind in PLAN_BUILT_TYPES else None
+
+
+def parts(job: Json, kind: str) -> int:
+    return int(job["files"][kind]) + (1 if kind in PLAN_BUILT_TYPES else 0)
+
+
+def files_of(count: int) -> int:
+    """The output files (slices) of a type with this many documents (none for none)."""
+    return math.ceil(count / HITS_PER_FILE)
+
+
+def type_query(kind: ResourceType, since: datetime | None, today_iso: str) -> Json:
+    """The query of every document a type's resources are built from (changed after ``since``)."""
+    if kind in PUBLISHED_TYPES:
+        filters: list[Json] = [{"term": {"resourceType": kind}}]
+    else:
+        body = build_query(Search(kind=kind), 0, None, date.fromisoformat(today_iso))
+        filters = list(body["query"]["bool"]["filter"])
+    if since is not None:
+        filters.append({"range": {CHANGED_AT_FIELD: {"gt": since.isoformat()}}})
+    return {"bool": {"filter": filters}}
+
+
+def page_body(job: Json, kind: ResourceType, part: int, after: list[Any] | None) -> Json:
+    """One page of one output file: its slice of the type's query over the job's PIT."""
+    alias = alias_of(kind)
+    body: Json = {
+        "size": PAGE_SIZE,
+        "query": type_query(kind, _since(job.get("since")), job["day"]),
+        "pit": {"id": job["pits"][alias], "keep_alive": f"{JOB_LIFETIME_SECONDS}s"},
+        "sort": ["_shard_doc"],
+        "track_total_hits": False,
+        "_source": ["resource", "lastUpdated"] if alias == "plans" else list(HIT_SOURCE),
+    }
+    files = job["files"][kind]
+    if files > 1:
+        body["slice"] = {"id": part, "max": files}
+    if after is not None:
+        body["search_after"] = after
+    return body
+
+
+def file_exists(job: Json, kind: str, part: int) -> bool:
+    if kind == DELETED:
+        return part == 0 and DELETED in job["pits"]
+    return kind in job["files"] and 0 <= part < parts(job, kind)
+
+
+def removals_query(types: tuple[ResourceType, ...], since: datetime) -> Json:
+    """The resources of these types updates removed after ``since``."""
+    removed = {"range": {REMOVED_AT_FIELD: {"gt": since.isoformat()}}}
+    return {"bool": {"filter": [{"terms": {"resourceType": list(types)}}, removed]}}
+
+
+def removals_page_body(job: Json, after: list[Any] | None) -> Json:
+    since = _since(job["since"])
+    assert since is not None  # a job has removals only when asked with _since
+    body: Json = {
+        "size": PAGE_SIZE,
+        "query": removals_query(tuple(job["types"]), since),
+        "pit": {"id": job["pits"][DELETED], "keep_alive": f"{JOB_LIFETIME_SECONDS}s"},
+        "sort": ["_shard_doc"],
+        "track_total_hits": False,
+        "_source": ["resourceType", "id"],
+    }
+    if after is not None:
+        body["search_after"] = after
+    return body
+
+
+def deleted_bundle(hits: list[Json]) -> Json:
+    """A page of removals as the IG lists them: a transaction Bundle of DELETE requests."""
+    requests = [f"{h['_source']['resourceType']}/{h['_source']['id']}" for h in hits]
+    entries = [{"request": {"method": "DELETE", "url": url}} for url in requests]
+    return {"resourceType": "Bundle", "type": "transaction", "entry": entries}
+
+
+def manifest(job: Json, base: str, job_id: str, token_needed: bool) -> Json:
+    """The completion manifest: every type's files, by type and slice."""
+    output = [
+        {"type": kind, "url": f"{base}/$export-file/{job_id}/{kind}/{part}"}
+        for kind in job["types"]
+        for part in range(parts(job, kind))
+    ]
+    return {
+        "transactionTime": job["transactionTime"],
+        "request": job["request"],
+        "requiresAccessToken": token_needed,
+        "output": output,
+        **(
+            {DELETED: [{"type": "Bundle", "url": f"{base}/$export-file/{job_id}/{DELETED}/0"}]}
+            if DELETED in job["pits"]
+            else {}
+        ),
+        "error": [],
+    }

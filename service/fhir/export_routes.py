@@ -1,0 +1,80 @@
+"""Bulk Data ``$export`` under /fhir: kick-off, status (and cancel), output files."""
+
+from __future__ import annotations
+
+import orjson
+from aiohttp import web
+
+from service.errors import ResourceNotFound
+from service.fhir.base import base_url
+from service.fhir.export import cancel, file_lines, kick_off, live_job
+from service.fhir.export_job import (
+    NDJSON,
+    file_exists,
+    manifest,
+    read_kick_off,
+)
+from service.web.contract import Route
+from service.web.keys import ES, INDEX_NAMES, SETTINGS, TODAY
+from service.web.middleware import allows_anonymous, requires_scope
+
+EXPORT_JOB = "$export-job"
+
+
+async def _job(request: web.Request) -> dict[str, object]:
+    job_id = request.match_info["job"]
+    job = await live_job(request.app[ES], request.app[INDEX_NAMES], job_id)
+    if job is None:
+        raise ResourceNotFound(EXPORT_JOB, job_id)
+    return job
+
+
+@allows_anonymous
+@requires_scope("providers:read")
+async def export(request: web.Request) -> web.Response:
+    asked = read_kick_off(dict(request.query), request.headers.get("Prefer", ""))
+    app = request.app
+    job_id = await kick_off(app[ES], app[INDEX_NAMES], asked, str(request.url), app[TODAY]())
+    status = f"{base_url(request)}/$export-status/{job_id}"
+    return web.Response(status=202, headers={"Content-Location": status})
+
+
+@allows_anonymous
+@requires_scope("providers:read")
+async def export_status(request: web.Request) -> web.Response:
+    job = await _job(request)
+    token_needed = not request.app[SETTINGS].fhir_anonymous
+    body = manifest(job, base_url(request), request.match_info["job"], token_needed)
+    headers = {"Expires": str(job["expires"]), "X-Progress": "complete"}
+    return web.Response(body=orjson.dumps(body), content_type="application/json", headers=headers)
+
+
+@allows_anonymous
+@requires_scope("providers:read")
+async def export_cancel(request: web.Request) -> web.Response:
+    job = await _job(request)
+    await cancel(request.app[ES], request.app[INDEX_NAMES], request.match_info["job"], job)
+    return web.Response(status=202)
+
+
+@allows_anonymous
+@requires_scope("providers:read")
+async def export_file(request: web.Request) -> web.StreamResponse:
+    job = await _job(request)
+    kind, part = request.match_info["type"], request.match_info["part"]
+    if not part.isdigit() or not file_exists(job, kind, int(part)):
+        raise ResourceNotFound(EXPORT_JOB, f"{request.match_info['job']}/{kind}/{part}")
+    response = web.StreamResponse(headers={"Content-Type": NDJSON})
+    await response.prepare(request)
+    async for chunk in file_lines(request.app[ES], job, kind, int(part)):
+        await response.write(chunk)
+    await response.write_eof()
+    return response
+
+
+EXPORT_ROUTES = (
+    Route("fhir-export", "GET", "/$export", export),
+    Route("fhir-export-status", "GET", "/$export-status/{job}", export_status),
+    Route("fhir-export-cancel", "DELETE", "/$export-status/{job}", export_cancel),
+    Route("fhir-export-file", "GET", "/$export-file/{job}/{type}/{part}", export_file),
+)

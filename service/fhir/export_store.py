@@ -1,0 +1,88 @@
+"""Bulk Data export's state in Elasticsearch: the jobs index under the prefix (one document per
+job, so any service process answers any job) and the points in time the jobs read."""
+
+from __future__ import annotations
+
+from elasticsearch import AsyncElasticsearch
+
+from core.documents import Json
+from core.index_contract import IndexNames
+from service.fhir.export_job import REMOVALS_KIND
+from service.fhir.store import EVERY_PLAN
+from service.storage import elasticsearch_errors
+
+JOBS_WHAT = "the export jobs index"
+
+
+def jobs_index(names: IndexNames) -> str:
+    return f"{names.prefix}-exports"
+
+
+async def open_pit(es: AsyncElasticsearch, index: str, keep_alive: str) -> str:
+    with elasticsearch_errors(index):
+        response = await es.open_point_in_time(index=index, keep_alive=keep_alive)
+    return str(response["id"])
+
+
+async def open_removals_pit(
+    es: AsyncElasticsearch, names: IndexNames, keep_alive: str
+) -> str | None:
+    """A snapshot of the removals index, when there is one."""
+    index = f"{names.prefix}-{REMOVALS_KIND}"
+    with elasticsearch_errors(index):
+        response = await es.options(ignore_status=404).open_point_in_time(
+            index=index, keep_alive=keep_alive
+        )
+    return str(response["id"]) if "id" in response else None
+
+
+async def close_pit(es: AsyncElasticsearch, pit: str) -> None:
+    with elasticsearch_errors("an export snapshot"):  # one already expired is gone: fine
+        await es.options(ignore_status=404).close_point_in_time(id=pit)
+
+
+async def count(es: AsyncElasticsearch, pit: str, query: Json) -> int:
+    body = {"size": 0, "query": query, "pit": {"id": pit}, "track_total_hits": True}
+    with elasticsearch_errors("an export count"):
+        response = await es.search(body=body)
+    return int(response["hits"]["total"]["value"])
+
+
+async def page(es: AsyncElasticsearch, body: Json) -> list[Json]:
+    with elasticsearch_errors("an export file"):
+        response = await es.search(body=body)
+    return list(response["hits"]["hits"])
+
+
+async def snapshot_plans(es: AsyncElasticsearch, pit: str) -> Json:
+    """Every plan, as the snapshot holds them (an answer of ``EVERY_PLAN``)."""
+    with elasticsearch_errors("an export file"):
+        response = await es.search(body={**EVERY_PLAN, "pit": {"id": pit}})
+    return dict(response.body)
+
+
+async def save_job(es: AsyncElasticsearch, names: IndexNames, job_id: str, job: Json) -> None:
+    with elasticsearch_errors(JOBS_WHAT):
+        await es.index(index=jobs_index(names), id=job_id, document=job, refresh="wait_for")
+
+
+async def job(es: AsyncElasticsearch, names: IndexNames, job_id: str) -> Json | None:
+    with elasticsearch_errors(JOBS_WHAT):
+        response = await es.options(ignore_status=404).get(index=jobs_index(names), id=job_id)
+    return dict(response["_source"]) if response.get("found") else None
+
+
+async def delete_job(es: AsyncElasticsearch, names: IndexNames, job_id: str) -> None:
+    with elasticsearch_errors(JOBS_WHAT):
+        await es.options(ignore_status=404).delete(index=jobs_index(names), id=job_id)
+
+
+async def expired_jobs(
+    es: AsyncElasticsearch, names: IndexNames, now: str
+) -> list[tuple[str, Json]]:
+    body = {"size": 100, "query": {"range": {"expires": {"lte": now}}}}
+    with elasticsearch_errors(JOBS_WHAT):
+        response = await es.options(ignore_status=404).search(index=jobs_index(names), body=body)
+    if "hits" not in response:
+        return []
+    return [(h["_id"], h["_source"]) for h in response["hits"]["hits"]]

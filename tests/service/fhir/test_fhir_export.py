@@ -1,0 +1,158 @@
+"""Bulk Data ``$export`` on the sample with its Plan-Net export: kick-off, status, manifest and
+NDJSON files equal, type by type and id by id, what paging through each type's search returns;
+another service instance on the same Elasticsearch answers the job; cancel, unknown and bad
+kick-offs."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import orjson
+import pytest
+from elasticsearch import AsyncElasticsearch
+from yarl import URL
+
+from core.index_contract import IndexNames
+from service.fhir import export_store
+from service.fhir.export_job import REMOVALS_KIND
+from service.web.settings import Settings
+from tests.conftest import ApiClient, Serve
+from tests.service.fhir.fhir_rows import found_ids
+
+ASYNC = {"Prefer": "respond-async"}
+EXPORTED = [
+    "Practitioner",
+    "PractitionerRole",
+    "Organization",
+    "OrganizationAffiliation",
+    "InsurancePlan",
+    "Location",
+    "HealthcareService",
+    "Endpoint",
+]
+
+
+async def _kick_off(api: ApiClient, query: str = "") -> str:
+    response = await api.get(f"/fhir/$export{query}", headers=ASYNC)
+    assert response.status == 202, await response.text()
+    return URL(response.headers["Content-Location"]).path
+
+
+async def _manifest(api: ApiClient, status: str) -> dict[str, object]:
+    response = await api.get(status)
+    assert response.status == 200, await response.text()
+    return dict(await response.json())
+
+
+async def _exported(api: ApiClient, manifest: dict[str, object]) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for entry in manifest["output"]:  # type: ignore[attr-defined]
+        response = await api.get(URL(entry["url"]).path)
+        assert response.status == 200
+        assert response.content_type == "application/fhir+ndjson"
+        for line in (await response.read()).splitlines():
+            resource = orjson.loads(line)
+            assert resource["resourceType"] == entry["type"]
+            found.setdefault(entry["type"], []).append(resource["id"])
+    return found
+
+
+async def test_an_export_holds_what_paging_each_search_returns(api: ApiClient) -> None:
+    status = await _kick_off(api)
+    manifest = await _manifest(api, status)
+    assert manifest["transactionTime"] and manifest["requiresAccessToken"] is False
+    exported = await _exported(api, manifest)
+    assert sorted(exported) == sorted(EXPORTED)
+    for kind in EXPORTED:
+        searched = await found_ids(api, kind, [])
+        assert searched, kind
+        assert Counter(exported.get(kind, [])) == Counter(searched), kind
+
+
+async def test_another_instance_answers_a_job_and_cancel_ends_it(
+    api: ApiClient, serve: Serve, sample_settings: Settings
+) -> None:
+    status = await _kick_off(api, "?_type=Endpoint")
+    other = await serve(sample_settings)
+    manifest = await _manifest(other, status)
+    exported = await _exported(other, manifest)
+    assert sorted(exported["Endpoint"]) == sorted(await found_ids(api, "Endpoint", []))
+    assert (await other.delete(status)).status == 202
+    assert (await api.get(status)).status == 404
+    file = URL(manifest["output"][0]["url"]).path  # type: ignore[index]
+    assert (await api.get(file)).status == 404
+
+
+async def test_an_unknown_job_is_not_found(api: ApiClient) -> None:
+    response = await api.get("/fhir/$export-status/0123456789abcdef")
+    assert response.status == 404
+    assert (await response.json())["resourceType"] == "OperationOutcome"
+
+
+@pytest.mark.parametrize(
+    ("query", "headers"),
+    [
+        ("", {}),
+        ("?_type=Patient", ASYNC),
+        ("?_outputFormat=text/csv", ASYNC),
+        ("?_since=yesterday", ASYNC),
+        ("?_since=2026-01-01T00:00:00", ASYNC),
+    ],
+)
+async def test_a_bad_kick_off_is_a_400(api: ApiClient, query: str, headers: dict[str, str]) -> None:
+    response = await api.get(f"/fhir/$export{query}", headers=headers)
+    assert response.status == 400
+    assert (await response.json())["resourceType"] == "OperationOutcome"
+
+
+async def test_the_capability_statement_declares_the_export(api: ApiClient) -> None:
+    statement = await (await api.get("/fhir/metadata")).json()
+    assert [op["name"] for op in statement["rest"][0]["operation"]] == ["export"]
+
+
+async def test_since_after_every_change_exports_no_file(api: ApiClient) -> None:
+    manifest = await _manifest(
+        api, await _kick_off(api, "?_type=Endpoint&_since=2999-01-01T00:00:00Z")
+    )
+    assert manifest["output"] == []
+
+
+async def test_since_lists_the_removals_after_it_as_delete_bundles(
+    api: ApiClient, es: AsyncElasticsearch, served_names: IndexNames
+) -> None:
+    removals = f"{served_names.prefix}-{REMOVALS_KIND}"
+    mappings = {"properties": {"resourceType": {"type": "keyword"}, "removedAt": {"type": "date"}}}
+    await es.indices.create(index=removals, mappings=mappings)
+    try:
+        rows = [
+            ("Endpoint", "gone-after", "2026-03-01T00:00:00Z"),
+            ("Endpoint", "gone-before", "2026-01-01T00:00:00Z"),
+            ("Practitioner", "not-asked", "2026-03-01T00:00:00Z"),
+        ]
+        for kind, rid, at in rows:
+            document = {"resourceType": kind, "id": rid, "removedAt": at}
+            await es.index(index=removals, id=f"{kind}/{rid}", document=document, refresh=True)
+        query = "?_type=Endpoint&_since=2026-02-01T00:00:00Z"
+        manifest = await _manifest(api, await _kick_off(api, query))
+        listed: list[dict[str, str]] = manifest["deleted"]  # type: ignore[assignment]
+        assert [entry["type"] for entry in listed] == ["Bundle"]
+        response = await api.get(URL(listed[0]["url"]).path)
+        bundles = [orjson.loads(line) for line in (await response.read()).splitlines()]
+        requests = [e["request"] for b in bundles for e in b["entry"]]
+        assert requests == [{"method": "DELETE", "url": "Endpoint/gone-after"}]
+    finally:
+        await es.indices.delete(index=removals)
+
+
+async def test_an_expired_job_is_not_found_and_swept(
+    api: ApiClient, es: AsyncElasticsearch, served_names: IndexNames
+) -> None:
+    status = await _kick_off(api, "?_type=Endpoint")
+    job_id = status.rsplit("/", 1)[-1]
+    job = await export_store.job(es, served_names, job_id)
+    assert job is not None
+    expired = {**job, "expires": "2000-01-01T00:00:00Z"}
+    await export_store.save_job(es, served_names, job_id, expired)
+    assert (await api.get(status)).status == 404
+    await _kick_off(api, "?_type=Endpoint")  # a kick-off sweeps what expired
+    assert await export_store.job(es, served_names, job_id) is None
