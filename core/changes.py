@@ -10,6 +10,7 @@ resource is then stamped with the load's instant, so a client syncing across it 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any, Final, TypedDict
 
@@ -72,3 +73,20 @@ def provider_removals(search: dict[str, Any], removed_at: str) -> list[tuple[str
     records = [removal(kind, npi, removed_at) for kind in kinds]
     records += [removal("Location", place, removed_at) for place in search["locationIds"]]
     return records
+
+
+SearchPair = tuple[dict[str, Any] | None, dict[str, Any] | None]  # (before, after); None: absent
+
+
+def resources_gone(written: Iterable[SearchPair], at: str) -> tuple[dict[str, Removal], list[str]]:
+    """What rewriting providers' search documents removed: the FHIR resources a provider was
+    served as and is no more (all of them when it is gone, a location it lost), by id; and the
+    ids of those it is served as and was not (a removal record of them no longer holds)."""
+    removed: dict[str, Removal] = {}
+    present: list[str] = []
+    for old, new in written:
+        before = dict(provider_removals(old, at)) if old else {}
+        after = dict(provider_removals(new, at)) if new else {}
+        removed.update((doc_id, before[doc_id]) for doc_id in before.keys() - after.keys())
+        present += after.keys() - before.keys()
+    return removed, present

@@ -32,7 +32,7 @@ from typing import Any
 
 import orjson
 
-from core.changes import CHANGED_AT, Removal, provider_removals, unstamped
+from core.changes import CHANGED_AT, resources_gone, unstamped
 from core.geo import lookup_zip
 from indexer.assembly.documents import Extras, build_documents
 from indexer.assembly.npiset import NpiSet
@@ -208,14 +208,8 @@ class _Applier:
     async def _record_removals(self, es: Any, written: list[_Write]) -> None:
         """The FHIR resources a provider was served as and is no more (all of them when it is
         deactivated, a location it lost) are removed; those it is served as again are not."""
-        at = self._report.changed_at
-        removed: dict[str, Removal] = {}
-        present: list[str] = []
-        for write in written:
-            before = dict(provider_removals(write.old[1], at)) if write.old[1] else {}
-            after = dict(provider_removals(write.new[1], at)) if write.new[1] else {}
-            removed.update((doc_id, before[doc_id]) for doc_id in before.keys() - after.keys())
-            present += after.keys() - before.keys()
+        pairs = [(write.old[1], write.new[1]) for write in written]
+        removed, present = resources_gone(pairs, self._report.changed_at)
         index = self._live.indices["removals"]
         self._report.removals += await record_removals(es, index, removed.items(), present)
 
