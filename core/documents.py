@@ -266,6 +266,7 @@ class SearchDoc(TypedDict):
     addressParts: list[str]
     locations: list[Location]
     provider: Provider
+    changedAt: NotRequired[str]  # core.changes: stamped as the document is written
 
 
 class PublishedDoc(TypedDict):
@@ -280,6 +281,7 @@ class PublishedDoc(TypedDict):
     lastUpdated: IsoDate | None
     terms: list[str]
     resource: Json
+    changedAt: NotRequired[str]  # core.changes: stamped as the document is written
 
 
 class CoverageDoc(TypedDict):

@@ -11,20 +11,22 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from core.changes import CHANGED_AT, CHANGED_AT_MAPPING, REMOVALS_MAPPING
 from core.documents import Plan
 from core.network import NETWORKS_FIELD, NETWORKS_MAPPING
 from core.plan_offers import COUNTIES_FIELD, PREMIUM_FIELD, SPECIAL_NEEDS_FIELD, ZIPS_FIELD
 from core.plans import plan_key
 
-IndexKind = Literal["search", "providers", "coverage", "plans"]
-INDEX_KINDS: tuple[IndexKind, ...] = ("search", "providers", "coverage", "plans")
+IndexKind = Literal["search", "providers", "coverage", "plans", "removals"]
+INDEX_KINDS: tuple[IndexKind, ...] = ("search", "providers", "coverage", "plans", "removals")
 # The layout of the documents: a version written with another one is never served or rolled
 # back to (2: the lookup document holds its locations; search points are not nested; 3: the
 # search document holds in-network periods, not plan years in force on the day of the load;
 # 4: the lookup document holds its two answers serialised, with their ETags; 5: providers and
 # locations say their sources, Plan-Net overlays and payers' plans; 6: the FHIR API's name,
-# address, location id and last-updated fields; 7: plans' costs, star ratings and service areas).
-SCHEMA = 7
+# address, location id and last-updated fields; 7: plans' costs, star ratings and service areas;
+# 8: the instant each FHIR resource last changed, and the removals index: core.changes).
+SCHEMA = 8
 DEFAULT_PREFIX = "provider-directory"
 VERSION_FORMAT = "%Y%m%dt%H%M%S%f"  # when its load began (UTC): names sort by age
 
@@ -129,6 +131,7 @@ MAPPINGS: dict[IndexKind, dict[str, Any]] = {
             "points": {"type": "geo_point"},
             # FHIR string parameters: normalised terms (core.fhir_terms), matched as prefixes.
             "lastUpdated": {"type": "date", "format": "strict_date"},
+            CHANGED_AT: CHANGED_AT_MAPPING,
             "roleCodes": _FILTER_KEYWORD,
             "familyNames": _FILTER_KEYWORD,
             "givenNames": _FILTER_KEYWORD,
@@ -179,10 +182,13 @@ MAPPINGS: dict[IndexKind, dict[str, Any]] = {
             "resourceType": _KEYWORD,
             "id": _KEYWORD,
             "lastUpdated": {"type": "date", "format": "strict_date"},
+            CHANGED_AT: CHANGED_AT_MAPPING,
             "terms": _FILTER_KEYWORD,
             "resource": _STORED_ONLY,
         },
     },
+    # The FHIR resources updates removed since the load (core.changes.Removal).
+    "removals": REMOVALS_MAPPING,
 }
 
 

@@ -202,6 +202,7 @@ def search_document(
             primary.append(s["code"])
         names.append(s["displayName"])
         texts += (s["displayName"], s["classification"], s["specialization"])
+    places = location_terms(locations)
     search: SearchDoc = {
         "npi": provider_key(provider["npis"], provider["id"]),
         "entityType": provider["entityType"],
@@ -240,7 +241,10 @@ def search_document(
         "givenNames": given_terms(provider),
         "nameParts": name_terms(provider, other_names),
         "locationIds": [location["id"] for location in locations],
-        **location_terms(locations),
+        "cities": places["cities"],
+        "states": places["states"],
+        "postalCodes": places["postalCodes"],
+        "addressParts": places["addressParts"],
         "locations": locations,
         "provider": provider,
     }

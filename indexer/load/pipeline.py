@@ -16,8 +16,9 @@ from typing import Any
 
 from orjson import dumps
 
+from core.changes import CHANGED_AT, instant
 from core.documents import Plan
-from core.index_contract import IndexKind, coverage_doc_id, plan_document_id
+from core.index_contract import IndexKind, coverage_doc_id, plan_document_id, version_started
 from core.network import PeriodKey, period_key
 from core.npi import is_valid_npi
 from core.plan_offers import NETWORK_ROWS_FIELD
@@ -76,6 +77,8 @@ class ActionStream:
         self._coverage_npis = NpiSet()
         self._provider_line = action_lines("index", indices["providers"])
         self._search_line = action_lines("index", indices["search"])
+        # Every document this load writes changed at the load's start (core.changes).
+        self._changed_at = instant(version_started(report.version))
         directory = tables.plan_net
         self._links = plan_net.plan_links(directory) if directory else {}
         # The directory's NPIs not joined to an NPPES row yet: most NPPES rows are asked of
@@ -105,9 +108,14 @@ class ActionStream:
                 continue
             seen.add(doc_id)
             key = (plan["contractYear"], plan_key(plan["bidId"], plan["payerPlanId"]))
-            flagged = {**plan, NETWORK_ROWS_FIELD: key in self._with_rows}
+            flagged = {
+                **plan,
+                NETWORK_ROWS_FIELD: key in self._with_rows,
+                CHANGED_AT: self._changed_at,
+            }
             yield self._action("plans", doc_id, flagged, Origin(source, 0, ""))
         for doc_id, published in published_documents(directory) if directory else []:
+            published[CHANGED_AT] = self._changed_at
             yield self._action("plans", doc_id, published, Origin(published["source"], 0, ""))
 
     def _overlay(self, npi: str) -> Overlay | None:
@@ -118,6 +126,7 @@ class ActionStream:
 
     def _documents(self, docs: ProviderDocuments, origin: Origin) -> Iterator[Action]:
         npi = origin.npi
+        docs.search[CHANGED_AT] = self._changed_at
         yield self._provider_line(npi), dumps(docs.lookup()), origin
         yield self._search_line(npi), dumps(docs.search), origin
         for row in docs.coverage:
@@ -196,6 +205,7 @@ class ActionStream:
         dac_rows, languages = self._tables.dac.rows.get, self._tables.dac.languages.get
         networks, overlay = self._networks.get, self._overlay
         provider_line, search_line = self._provider_line, self._search_line
+        changed_at = self._changed_at
         seen = NpiSet()
         providers = 0
         plan_net_npis = self._tables.plan_net is not None
@@ -230,6 +240,7 @@ class ActionStream:
                 report.plan_net_joined += 1
                 yield from self._documents(docs, origin)
                 continue
+            docs.search[CHANGED_AT] = changed_at
             yield provider_line(npi), dumps(docs.lookup()), origin
             yield search_line(npi), dumps(docs.search), origin
             for location in docs.locations:

@@ -22,6 +22,7 @@ from typing import Any
 
 import orjson
 
+from core.changes import CHANGED_AT
 from core.documents import CoverageDoc
 from core.network import NETWORKS_FIELD, periods_of
 from indexer.sources.coverage import CoverageDelete, CoverageRow, read_coverage
@@ -114,7 +115,8 @@ class _Applier:
                 networks = periods_of(current.networks([d for d in rows.values() if d]))
                 if searched[npi].get(NETWORKS_FIELD, []) != networks:
                     line = action_lines("update", self._search)(npi)
-                    body = orjson.dumps({"doc": {NETWORKS_FIELD: networks}})
+                    changed = {NETWORKS_FIELD: networks, CHANGED_AT: self._report.changed_at}
+                    body = orjson.dumps({"doc": changed})
                     actions.append((line, body, Origin(self._report.file, 0, npi)))
             result = await bulk_index(es, actions)
             if result.failed:
@@ -138,5 +140,7 @@ async def update_coverage(es: Any, path: Path, options: UpdateOptions) -> Update
             for batch in chunked(read_coverage(path), options.batch_rows):
                 await applier.apply(batch, es)
             await applier.rewrite_networks(es, options.batch_rows)
-            await flag_networks(es, live.indices["plans"], applier.plans, report.file)
+            await flag_networks(
+                es, live.indices["plans"], applier.plans, report.file, report.changed_at
+            )
     return report

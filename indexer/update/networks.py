@@ -8,22 +8,25 @@ from typing import Any
 
 import orjson
 
+from core.changes import CHANGED_AT
 from core.index_contract import plan_doc_id
 from core.plan_offers import NETWORK_ROWS_FIELD
 from indexer.update import indexed as current
 from indexer.update.options import UpdateError
 from indexer.write.bulk import Action, Origin, action_lines, bulk_index, chunked
 
-_FLAGGED = orjson.dumps({"doc": {NETWORK_ROWS_FIELD: True}})
 
-
-async def flag_networks(es: Any, index: str, plans: Iterable[tuple[int, str]], source: str) -> None:
-    """Flag the plans of these (year, plan key) that exist and are not flagged yet."""
+async def flag_networks(
+    es: Any, index: str, plans: Iterable[tuple[int, str]], source: str, changed_at: str
+) -> None:
+    """Flag the plans of these (year, plan key) that exist and are not flagged yet (a change of
+    the InsurancePlan: stamped with the update's instant)."""
+    flagged = orjson.dumps({"doc": {NETWORK_ROWS_FIELD: True, CHANGED_AT: changed_at}})
     ids = sorted({plan_doc_id(year, key) for year, key in plans})
     for batch in chunked(ids, 1000):
         found = await current.documents(es, index, batch, [NETWORK_ROWS_FIELD])
         actions: list[Action] = [
-            (action_lines("update", index)(doc_id), _FLAGGED, Origin(source, 0, ""))
+            (action_lines("update", index)(doc_id), flagged, Origin(source, 0, ""))
             for doc_id, doc in found.items()
             if not doc.get(NETWORK_ROWS_FIELD)
         ]

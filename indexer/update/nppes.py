@@ -32,6 +32,7 @@ from typing import Any
 
 import orjson
 
+from core.changes import CHANGED_AT, resources_gone, unstamped
 from core.geo import lookup_zip
 from indexer.assembly.documents import Extras, build_documents
 from indexer.assembly.npiset import NpiSet
@@ -44,6 +45,7 @@ from indexer.sources.nucc import TaxonomyEntry, read_nucc
 from indexer.update import indexed as current
 from indexer.update.live_version import LiveVersion, visible_together
 from indexer.update.options import UpdateError, UpdateOptions, update_session
+from indexer.update.removals import record_removals
 from indexer.update.report import UpdateReport
 from indexer.write.bulk import Action, Origin, action_lines, bulk_index, chunked
 from indexer.write.collector import batch_gc
@@ -126,8 +128,9 @@ class _Applier:
         )
         docs = build_documents(row, self._joins.nucc, extras)
         new = (current.as_indexed(docs.lookup()), current.as_indexed(docs.search))
-        if new == indexed:
+        if new == (indexed[0], indexed[1] and unstamped(indexed[1])):
             return None
+        new[1][CHANGED_AT] = self._report.changed_at
         outcome = "changed" if indexed[0] else "reactivated" if row.reactivated_on else "added"
         return _Write(outcome, Origin(self._report.file, row.row_number, npi), indexed, new)
 
@@ -200,6 +203,15 @@ class _Applier:
             self._report.rejected["bulk_error"] += 1
             reason = f"bulk_error: {failure.reason}"
             self._rejects.add(self._report.file, write.origin.row, write.origin.npi, reason)
+        await self._record_removals(es, [w for w in writes if w.origin.npi not in failed])
+
+    async def _record_removals(self, es: Any, written: list[_Write]) -> None:
+        """The FHIR resources a provider was served as and is no more (all of them when it is
+        deactivated, a location it lost) are removed; those it is served as again are not."""
+        pairs = [(write.old[1], write.new[1]) for write in written]
+        removed, present = resources_gone(pairs, self._report.changed_at)
+        index = self._live.indices["removals"]
+        self._report.removals += await record_removals(es, index, removed.items(), present)
 
 
 async def update_nppes(es: Any, path: Path, options: UpdateOptions) -> UpdateReport:
@@ -211,7 +223,8 @@ async def update_nppes(es: Any, path: Path, options: UpdateOptions) -> UpdateRep
         # As in a load: few cycle collections (indexer.write.collector.batch_gc: they cost 10x the
         # parsing of the indexed documents), after the tables exist.
         with batch_gc():
-            async with visible_together(es, [live.indices["providers"], live.indices["search"]]):
+            written = [live.indices[kind] for kind in ("providers", "search", "removals")]
+            async with visible_together(es, written):
                 for batch in chunked(read_nppes(path), options.batch_rows):
                     await applier.apply(batch, es)
     return report

@@ -24,9 +24,11 @@ from typing import Any, cast
 import orjson
 from elasticsearch.helpers import async_scan
 
+from core.changes import CHANGED_AT, SearchPair, removal, resources_gone, unstamped
 from core.documents import CoverageDoc, Location, Provider
 from core.index_contract import coverage_doc_id, plan_document_id
 from core.lookup_answers import stored_locations, stored_provider
+from core.plan_offers import ZIPS_FIELD
 from indexer.assembly import plan_net
 from indexer.assembly.documents import (
     ProviderDocuments,
@@ -43,6 +45,7 @@ from indexer.update import indexed as current
 from indexer.update.live_version import LiveVersion, visible_together
 from indexer.update.networks import flag_networks
 from indexer.update.options import UpdateError, UpdateOptions, update_session
+from indexer.update.removals import record_removals
 from indexer.update.report import UpdateReport
 from indexer.write.bulk import Action, Origin, action_lines, bulk_index, chunked
 
@@ -82,6 +85,7 @@ class _Applier:
         self._source = directory.source
         self._links: dict[str, list[PlanLink]] = plan_net.plan_links(directory)
         self.plans: set[tuple[int, str]] = set()  # (year, plan key) of the rows it holds
+        self.stamped: list[SearchPair] = []  # search documents a batch rewrites or deletes
         self._report = report
         self._nucc = nucc
 
@@ -139,6 +143,7 @@ class _Applier:
                 if lookup is not None:
                     actions += [self._delete("providers", npi, origin)]
                     actions += [self._delete("search", npi, origin)]
+                    self.stamped.append((search, None))
                     self._report.outcomes["removed"] += 1
                 continue
             if nppes_listed and search is not None:
@@ -157,6 +162,12 @@ class _Applier:
                 f"{len(result.failed)} documents were refused ({result.failed[0].reason});"
                 " run the update again"
             )
+        at, stamped = self._report.changed_at, self.stamped
+        removed, present = resources_gone(stamped, at)
+        self._report.removals += await record_removals(
+            es, indices["removals"], removed.items(), present
+        )
+        stamped.clear()
 
     def _delete(self, kind: Any, doc_id: str, origin: Origin) -> Action:
         return action_lines("delete", self._indices[kind])(doc_id), b"", origin
@@ -185,11 +196,14 @@ class _Applier:
         origin: Origin,
     ) -> list[Action]:
         actions: list[Action] = []
-        new_lookup, new_search = current.as_indexed(docs.lookup()), current.as_indexed(docs.search)
+        new_lookup = current.as_indexed(docs.lookup())
+        new_search = unstamped(current.as_indexed(docs.search))
         if new_lookup != lookup:
             actions.append(self._index("providers", npi, new_lookup, origin))
-        if new_search != search:
+        if search is None or new_search != unstamped(search):
+            new_search[CHANGED_AT] = self._report.changed_at
             actions.append(self._index("search", npi, new_search, origin))
+            self.stamped.append((search, new_search))
         return actions
 
 
@@ -203,11 +217,15 @@ def _stored_base(lookup: Doc | None) -> str | None:
     return stored_base(provider, locations, [])
 
 
-async def _plans(es: Any, live: LiveVersion, directory: PlanNetDirectory) -> None:
+async def _plans(es: Any, live: LiveVersion, directory: PlanNetDirectory, at: str) -> int:
+    """The directory's plans and published resources replaced: those that differ written with
+    ``at``, those it no longer publishes deleted (published ones recorded as removed); returns
+    how many removal records it wrote."""
     index = live.indices["plans"]
-    query = {"query": {"term": {"source": directory.source}}, "_source": False}
-    before = {hit["_id"] async for hit in async_scan(es, index=index, query=query)}
+    query = {"query": {"term": {"source": directory.source}}}
+    before = {hit["_id"]: hit["_source"] async for hit in async_scan(es, index=index, query=query)}
     origin = Origin(directory.source, 0, "")
+    written: list[str] = []
 
     def actions() -> Iterator[Action]:
         """The plans and published resources one by one, then the deletes of what they left."""
@@ -216,13 +234,29 @@ async def _plans(es: Any, live: LiveVersion, directory: PlanNetDirectory) -> Non
             published_documents(directory),
         )
         for doc_id, document in documents:
-            before.discard(doc_id)
-            yield action_lines("index", index)(doc_id), orjson.dumps(document), origin
+            old = before.pop(doc_id, None)
+            # ZIPs are not in a stored plan's source (core.index_contract): not compared.
+            fresh = unstamped(current.as_indexed(document))
+            if old is not None and _without_zips(fresh) == _without_zips(unstamped(old)):
+                continue
+            written.append(doc_id)
+            fresh[CHANGED_AT] = at
+            yield action_lines("index", index)(doc_id), orjson.dumps(fresh), origin
         yield from ((action_lines("delete", index)(i), b"", origin) for i in before)
 
     result = await bulk_index(es, actions())
     if result.failed:
         raise UpdateError(f"plans refused ({result.failed[0].reason}); run the update again")
+    removed = [
+        removal(doc["resourceType"], doc["id"], at)
+        for doc in before.values()
+        if "resourceType" in doc
+    ]
+    return await record_removals(es, live.indices["removals"], removed, written)
+
+
+def _without_zips(doc: Doc) -> Doc:
+    return {key: value for key, value in doc.items() if key != ZIPS_FIELD}
 
 
 async def update_plan_net(
@@ -238,9 +272,11 @@ async def update_plan_net(
         report.warnings = directory.warnings
         applier = _Applier(live, directory, report, nucc)
         async with visible_together(es, list(live.indices.values())):
-            await _plans(es, live, directory)
+            report.removals += await _plans(es, live, directory, report.changed_at)
             before = await _listed_before(es, live.indices["search"], directory.source)
             for npis in chunked(sorted(before | set(directory.providers)), options.batch_rows):
                 await applier.apply(es, npis)
-            await flag_networks(es, live.indices["plans"], applier.plans, directory.source)
+            await flag_networks(
+                es, live.indices["plans"], applier.plans, directory.source, report.changed_at
+            )
     return report

@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 from elasticsearch.helpers import async_scan
 
+from core.changes import CHANGED_AT, unstamped
 from core.index_contract import plan_document_id
 from core.plan_offers import NETWORK_ROWS_FIELD, ZIPS_FIELD, OfferedPlanDoc
 from indexer.assembly.plans import PLAN_FINDER, read_offered_plans
@@ -78,11 +79,12 @@ async def update_plans(es: Any, sources: PlanFiles, options: UpdateOptions) -> U
             rows = old.get(NETWORK_ROWS_FIELD) if old else await _has_rows(es, live, plan)
             flagged = {**plan, NETWORK_ROWS_FIELD: bool(rows)}
             stored = {k: v for k, v in current.as_indexed(flagged).items() if k != ZIPS_FIELD}
-            if old == stored:  # the ZIPs are not stored: their digest is
+            if old is not None and unstamped(old) == stored:  # ZIPs are not stored: their digest is
                 report.outcomes["unchanged"] += 1
                 continue
             report.outcomes["added" if old is None else "changed"] += 1
-            actions.append((action_lines("index", index)(doc_id), orjson.dumps(flagged), origin))
+            stamped = orjson.dumps({**flagged, CHANGED_AT: report.changed_at})
+            actions.append((action_lines("index", index)(doc_id), stamped, origin))
         for doc_id in indexed:  # listed before, not any more (no row of the files)
             report.removed += 1
             actions.append((action_lines("delete", index)(doc_id), b"", origin))

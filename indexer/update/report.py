@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from core import changes
 from indexer.sources.plan_net import warning_text
 
 UpdateKind = Literal["nppes", "coverage", "plan-net", "plans"]
@@ -35,6 +36,9 @@ class UpdateReport:
     took_over_from: str | None = None  # the job whose stale lock this update took over
     reject_file: Path | None = None
     applied_at: str = ""
+    # The changedAt of what the update adds or changes, and the removedAt of what it removes.
+    changed_at: str = field(default_factory=changes.now)
+    removals: int = 0  # FHIR resources the update removed (core.changes.Removal records)
     elapsed_s: float = 0.0
     peak_rss_mb: float = 0.0
 
@@ -62,6 +66,7 @@ class UpdateReport:
             "kind": self.kind,
             "file": self.file,
             "applied": self.applied_at,
+            "changedAt": self.changed_at,
             "rows": self.rows_read,
             "outcomes": dict(self.outcomes),
             "rejected": sum(self.rejected.values()),

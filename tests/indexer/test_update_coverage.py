@@ -215,6 +215,9 @@ async def test_a_new_row_puts_the_provider_in_network(live: Live) -> None:
     assert report.search_rewritten == 1
     assert await live.status(row) == "in_network"
     assert await live.in_search(row)
+    # Its PractitionerRole's networks changed: its search document is stamped with the update.
+    stored = await live.es.get(index=live.names.alias("search"), id=row["npi"])
+    assert stored["_source"]["changedAt"] == report.changed_at
 
 
 async def test_equal_rows_and_deletes_of_missing_rows_rewrite_nothing(live: Live) -> None:

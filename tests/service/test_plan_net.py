@@ -325,7 +325,14 @@ async def test_a_newer_export_replaces_what_the_directory_said(
         assert report.accounted
         assert report.outcomes["removed"] == 1 and report.outcomes["changed"] >= 1
         again = await update_plan_net(es, after, options, "payer")
-        assert set(again.outcomes) == {"unchanged"}
+        assert set(again.outcomes) == {"unchanged"} and again.removals == 0
+        # What the export no longer has is recorded as removed, at the update's instant.
+        await es.indices.refresh(index=names.alias("removals"))
+        found = await es.search(index=names.alias("removals"), size=1000)
+        removed = {hit["_id"]: hit["_source"]["removedAt"] for hit in found["hits"]["hits"]}
+        expected = {f"Endpoint/payer-{json.loads(dropped)['id']}", f"Practitioner/{gone}"}
+        assert expected <= set(removed) and f"Practitioner/{npi}" not in removed
+        assert set(removed.values()) == {report.changed_at} and report.removals == len(removed)
         settings = settings_for(es_url, names)
         api = await serve(settings)
         auth = bearer(settings)

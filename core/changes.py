@@ -1,0 +1,92 @@
+"""When each resource the FHIR API serves last changed, and the resources removed: what
+``_lastUpdated`` and an incremental (``_since``) export stand on.
+
+Every document a FHIR resource is built from (search documents, plans and published Plan-Net
+documents in the plans index) carries ``changedAt``: the instant, to the second, of the load
+that wrote it or of the last update that added or changed it. An update that removes a resource
+leaves a removal record in the ``removals`` index; a load starts that index empty (every
+resource is then stamped with the load's instant, so a client syncing across it gets all).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any, Final, TypedDict
+
+CHANGED_AT: Final = "changedAt"
+REMOVED_AT: Final = "removedAt"
+INSTANT_FORMAT = "%Y-%m-%dT%H:%M:%SZ"  # FHIR instant, to the second, UTC
+# Stored to the second, as FHIR instants are read back; ES parses and compares it exactly.
+CHANGED_AT_MAPPING: dict[str, Any] = {"type": "date", "format": "strict_date_time_no_millis"}
+
+
+class Removal(TypedDict):
+    """One FHIR resource an update removed (``_id``: ``<resourceType>/<id>``)."""
+
+    resourceType: str
+    id: str
+    removedAt: str
+
+
+REMOVALS_MAPPING: dict[str, Any] = {
+    "dynamic": False,
+    "properties": {
+        "resourceType": {"type": "keyword"},
+        "id": {"type": "keyword"},
+        REMOVED_AT: CHANGED_AT_MAPPING,
+    },
+}
+
+
+def instant(moment: datetime) -> str:
+    """A moment as ``changedAt`` and ``meta.lastUpdated`` hold it (UTC, to the second)."""
+    return moment.astimezone(UTC).strftime(INSTANT_FORMAT)
+
+
+def now() -> str:
+    return instant(datetime.now(UTC))
+
+
+def unstamped(doc: dict[str, Any]) -> dict[str, Any]:
+    """A document without its ``changedAt``: what an update compares to tell a change."""
+    return {key: value for key, value in doc.items() if key != CHANGED_AT}
+
+
+def removal(resource_type: str, resource_id: str, removed_at: str) -> tuple[str, Removal]:
+    """A removal record and its document id."""
+    record = Removal(resourceType=resource_type, id=resource_id, removedAt=removed_at)
+    return f"{resource_type}/{resource_id}", record
+
+
+_PROVIDER_RESOURCES = {
+    "individual": ("Practitioner", "PractitionerRole"),
+    "organization": ("Organization", "OrganizationAffiliation"),
+}
+
+
+def provider_removals(search: dict[str, Any], removed_at: str) -> list[tuple[str, Removal]]:
+    """The FHIR resources a provider's search document is served as (its own, its role and its
+    locations), as removal records: what disappears when the provider is removed."""
+    npi = search["npi"]
+    kinds = _PROVIDER_RESOURCES.get(search["entityType"], ())
+    records = [removal(kind, npi, removed_at) for kind in kinds]
+    records += [removal("Location", place, removed_at) for place in search["locationIds"]]
+    return records
+
+
+SearchPair = tuple[dict[str, Any] | None, dict[str, Any] | None]  # (before, after); None: absent
+
+
+def resources_gone(written: Iterable[SearchPair], at: str) -> tuple[dict[str, Removal], list[str]]:
+    """What rewriting providers' search documents removed: the FHIR resources a provider was
+    served as and is no more (all of them when it is gone, a location it lost), by id; and the
+    ids of those it is served as and was not (a removal record of them no longer holds)."""
+    removed: dict[str, Removal] = {}
+    present: list[str] = []
+    for old, new in written:
+        before = dict(provider_removals(old, at)) if old else {}
+        after = dict(provider_removals(new, at)) if new else {}
+        removed.update((doc_id, before[doc_id]) for doc_id in before.keys() - after.keys())
+        present += after.keys() - before.keys()
+    return removed, present
