@@ -16,6 +16,7 @@ from core.documents import Address, Location, Provider
 from core.plan_net_codes import provider_role
 from core.text import normalize
 
+_normalize_uncached = normalize.__wrapped__
 _NOT_IN_ID = re.compile(r"[^A-Za-z0-9.-]+")
 
 
@@ -69,9 +70,15 @@ def postal_terms(zip_code: str | None) -> list[str]:
 
 def address_terms(address: Address) -> list[str]:
     """What the ``address`` parameter matches: any part, or the whole address as written."""
-    parts = (address["line1"], address["line2"], address["city"], address["state"])
-    whole = " ".join(p for p in (*parts, address["zip"]) if p)
-    return _distinct([*parts, *postal_terms(address["zip"]), whole])
+    # Street lines are nearly all distinct: normalised uncached, they do not push the names
+    # out of normalize's cache; the whole address is its normalised parts joined (normalize
+    # never joins across a space), not normalised a second time.
+    lines = [_normalize_uncached(line) for line in (address["line1"], address["line2"]) if line]
+    places = [normalize(p) for p in (address["city"], address["state"]) if p]
+    postal = postal_terms(address["zip"])
+    whole = " ".join(term for term in (*lines, *places, *postal[:1]) if term)
+    parts = [*lines, *places, *postal, whole]
+    return list(dict.fromkeys(term for term in parts if term))
 
 
 def city_terms(address: Address) -> list[str]:

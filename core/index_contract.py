@@ -192,10 +192,17 @@ MAPPINGS: dict[IndexKind, dict[str, Any]] = {
 }
 
 
-def index_settings(shards: int = 1, replicas: int = 0) -> dict[str, Any]:
+# The lookup index is its stored answers (serialised JSON inside JSON) read one by id: the
+# stronger codec halves its bytes (134k: 66 MB -> 35 MB) for one small decompression per read.
+_CODECS: dict[IndexKind, str] = {"providers": "best_compression"}
+
+
+def index_settings(kind: IndexKind, shards: int = 1, replicas: int = 0) -> dict[str, Any]:
+    codec = {"codec": _CODECS[kind]} if kind in _CODECS else {}
     return {
         "number_of_shards": shards,
         "number_of_replicas": replicas,
+        **codec,
         "analysis": {
             "normalizer": {"lowercase_keyword": {"type": "custom", "filter": ["lowercase"]}}
         },

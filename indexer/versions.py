@@ -127,13 +127,16 @@ async def create_version(
     index settings over the defaults, for the search index, the one that costs)."""
     created = {kind: names.versioned(kind, version) for kind in INDEX_KINDS}
     meta = {"pd": {"version": version, "state": LOADING, "owner": owner(), "schema": SCHEMA}}
-    base = {**index_settings(shards=shards, replicas=0), **LOADING_SETTINGS}
-    tuned = {**base, **(load_settings or {})}
+
+    def settings(kind: IndexKind) -> dict[str, Any]:
+        base = {**index_settings(kind, shards=shards, replicas=0), **LOADING_SETTINGS}
+        return {**base, **(load_settings or {})} if kind == "search" else base
+
     requests = [
         finish_even_if_cancelled(
             es.indices.create(
                 index=index,
-                settings=tuned if kind == "search" else base,
+                settings=settings(kind),
                 mappings={**MAPPINGS[kind], "_meta": meta},
                 # Every primary started before the first bulk (no replicas yet while loading).
                 wait_for_active_shards="all",
