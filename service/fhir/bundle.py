@@ -69,9 +69,25 @@ def searchset(base: str, search: Search, page: Page) -> bytes:
         *(_entry(base, r, "match") for r in page.matches),
         *(_entry(base, r, "include") for r in included),
     ]
+    if search.ignored:
+        bundle["entry"].append({"resource": _ignored(search), "search": {"mode": "outcome"}})
     if not bundle["entry"]:
         del bundle["entry"]
     return orjson.dumps(bundle)
+
+
+def _ignored(search: Search) -> Resource:
+    """What lenient handling left out, one warning per parameter."""
+    issues = [
+        {
+            "severity": "warning",
+            "code": "not-supported",
+            "details": {"text": "ignored"},
+            "diagnostics": f"{name}: not supported on {search.kind} here, so not applied",
+        }
+        for name in search.ignored
+    ]
+    return {"resourceType": "OperationOutcome", "issue": issues}
 
 
 def operation_outcome(status: int, code: str, detail: str) -> bytes:

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from datetime import date, datetime
 
 from service.errors import InvalidInput
+from service.fhir.include_table import INCLUDES, REVINCLUDES
 from service.fhir.models import (
     DEFAULT_COUNT,
     DEFAULT_NEAR_MILES,
@@ -25,7 +26,7 @@ from service.fhir.models import (
     ResourceType,
     Search,
 )
-from service.fhir.parameters import CONTROL_PARAMETERS, INCLUDES, PARAMETERS, REVINCLUDES
+from service.fhir.parameters import CONTROL_PARAMETERS, PARAMETERS
 
 MODIFIERS = {"string": ("exact", "contains"), "token": (), "reference": (), "date": ()}
 DATE_PREFIXES = ("eq", "ne", "gt", "lt", "ge", "le", "sa", "eb")
@@ -129,6 +130,7 @@ def read_search(
     includes: list[str] = []
     revincludes: list[str] = []
     count, cursor, near, text = None, None, None, None
+    total_only = False  # _summary=count: the total, no entries (as _count=0 answers)
     for key, value in pairs:
         name, _, modifier = key.partition(":")
         if name in CONTROL_PARAMETERS:
@@ -138,6 +140,11 @@ def read_search(
                 cursor = value or None
             elif name == "_format" and value not in _FORMATS:
                 raise _invalid("_format", "this server answers JSON only")
+            elif name == "_summary":
+                if value != "count":
+                    reader.refuse(f"_summary={value}", "supported here: _summary=count")
+                    continue
+                total_only = True
             elif name in ("_include", "_revinclude"):
                 if not reader.included(name, value):
                     continue
@@ -166,7 +173,7 @@ def read_search(
     return Search(
         kind,
         tuple(clauses),
-        DEFAULT_COUNT if count is None else count,
+        0 if total_only else DEFAULT_COUNT if count is None else count,
         cursor,
         tuple(includes),
         tuple(revincludes),

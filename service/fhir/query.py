@@ -14,14 +14,18 @@ from core.documents import Json, Location
 from core.fhir_terms import address_terms, city_terms, matches, postal_terms, state_terms
 from core.geo import haversine_miles
 from core.network import NETWORKS_FIELD, in_network_clause
-from core.plan_net_codes import NUCC_SYSTEM, ORG_TYPE_SYSTEM, PROVIDER_ROLE_SYSTEM
+from core.plan_net_codes import NPI_SYSTEM, NUCC_SYSTEM, ORG_TYPE_SYSTEM, PROVIDER_ROLE_SYSTEM
 from core.text import normalize
 from service.errors import InvalidInput
 from service.fhir.elements import PROVIDER_ORGANIZATION
 from service.fhir.models import Clause, Near, ResourceType, Search
-from service.fhir.parameters import PROVIDER_TYPE, TARGETS
+from service.fhir.parameters import NPI_IDENTIFIER, PROVIDER_TYPE, TARGETS
 
-_TOKEN_SYSTEMS = {"taxonomyCodes": NUCC_SYSTEM, "roleCodes": PROVIDER_ROLE_SYSTEM}
+_TOKEN_SYSTEMS = {
+    "taxonomyCodes": NUCC_SYSTEM,
+    "roleCodes": PROVIDER_ROLE_SYSTEM,
+    NPI_IDENTIFIER: NPI_SYSTEM,
+}
 _ENTITY_TYPES: dict[ResourceType, str | None] = {
     "Practitioner": "individual",
     "PractitionerRole": "individual",
@@ -127,6 +131,9 @@ def _value_query(clause: Clause, index: int) -> Json:
         return {"match_all": {}} if wanted else NOTHING
     if field is None:  # answered from the plans: no provider has it
         return NOTHING
+    if field == NPI_IDENTIFIER:  # "|value" asks for an identifier without a system: none
+        npi = None if value.startswith("|") else _token_code(field, value)
+        return {"term": {"npi": npi}} if npi else NOTHING
     if param.type == "token":
         code = value if field in ("npi", "locationIds") else _token_code(field, value)
         return {"term": {field: code}} if code else NOTHING
