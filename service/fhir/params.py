@@ -19,6 +19,7 @@ from service.fhir.models import (
     DEFAULT_NEAR_MILES,
     MAX_COUNT,
     MAX_NEAR_MILES,
+    NEAR_UNITS,
     TEXT_PARAMETER,
     Clause,
     Near,
@@ -34,7 +35,6 @@ _DATE = re.compile(
     r"^[0-9]{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12][0-9]|3[01])"
     r"(T[0-2][0-9]:[0-5][0-9](:[0-5][0-9](\.[0-9]+)?)?(Z|[+-][0-2][0-9]:[0-5][0-9])?)?)?)?$"
 )
-_MILES_PER = {"mi": 1.0, "[mi_i]": 1.0, "[mi_us]": 1.0, "km": 0.621371, "m": 0.000621371}
 _FORMATS = {"json", "application/json", "application/fhir+json"}
 MAX_TEXT = 256
 
@@ -59,12 +59,12 @@ def _near(value: str) -> Near:
             "near", "latitude|longitude|distance|unit, e.g. 41.76|-72.68|10|mi"
         ) from None
     unit = parts[3] if len(parts) > 3 and parts[3] else "mi"
-    if unit not in _MILES_PER or len(parts) > 4:
+    if unit not in NEAR_UNITS or len(parts) > 4:
         raise _invalid("near", f"unit {unit!r}: use mi or km")
-    miles = distance * _MILES_PER[unit]
+    miles = distance * NEAR_UNITS[unit][0]
     if not (-90 <= lat <= 90 and -180 <= lng <= 180) or not (0 < miles <= MAX_NEAR_MILES):
         raise _invalid("near", f"a point on Earth and a distance up to {MAX_NEAR_MILES:g} mi")
-    return Near(lat, lng, miles)
+    return Near(lat, lng, miles, unit)
 
 
 def _real_date(value: str) -> bool:

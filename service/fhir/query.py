@@ -270,11 +270,16 @@ def _location_value(clause: Clause, value: str, location: Location) -> bool:
     return matches(terms, value, clause.modifier)
 
 
-def _near_location(near: Near, location: Location) -> bool:
+def miles_from(near: Near, location: Location) -> float | None:
     lat, lng = location["address"]["lat"], location["address"]["lng"]
     if lat is None or lng is None:
-        return False
-    return haversine_miles(near.lat, near.lng, lat, lng) <= near.miles
+        return None
+    return haversine_miles(near.lat, near.lng, lat, lng)
+
+
+def _near_location(near: Near, location: Location) -> bool:
+    miles = miles_from(near, location)
+    return miles is not None and miles <= near.miles
 
 
 def location_matches(search: Search, location: Location) -> bool:
