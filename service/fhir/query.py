@@ -50,8 +50,9 @@ def _token_code(clause_field: str, value: str) -> str | None:
 
 
 def reference_id(clause: Clause, value: str) -> str | None:
-    """``Type/id``, a plain id or an absolute URL ending in ``Type/id``."""
-    kind = TARGETS[clause.name.split(".")[0]]
+    """``Type/id``, a plain id or an absolute URL ending in ``Type/id`` (of the type the
+    parameter's last link points at: ``location.organization`` an Organization)."""
+    kind = TARGETS[clause.name.split(".")[-1]]
     parts = value.rstrip("/").split("/")
     if len(parts) == 1:
         return parts[0]

@@ -65,3 +65,22 @@ async def test_lenient_handling_says_what_it_left_out(api: ApiClient) -> None:
 async def test_strict_handling_refuses_a_summary_it_does_not_serve(api: ApiClient) -> None:
     strict = {"Prefer": "handling=strict"}
     await F.fetch(api, "/fhir/Practitioner", [("_summary", "data")], status=400, headers=strict)
+
+
+async def test_networks_by_their_payer_type(api: ApiClient) -> None:
+    payer = "http://hl7.org/fhir/us/davinci-pdex-plan-net/CodeSystem/OrgTypeCS|payer"
+    networks = F.entries(await F.walk(api, "Organization", [("partof.type", payer)]))
+    assert networks
+    assert {r["id"] for r in networks} == set(
+        await F.found_ids(api, "Organization", [("partof.type", "payer")])
+    )
+    for owned_by in {network["partOf"]["reference"] for network in networks}:
+        owner = await F.fetch(api, f"/fhir/{owned_by}")  # an Organization typed payer
+        assert payer.split("|")[1] in {c["code"] for t in owner["type"] for c in t["coding"]}
+
+
+async def test_affiliations_by_their_location_organization(api: ApiClient) -> None:
+    [first] = F.entries([await F.fetch(api, "/fhir/OrganizationAffiliation", [("_count", "1")])])
+    member = first["participatingOrganization"]["reference"]
+    found = await F.found_ids(api, "OrganizationAffiliation", [("location.organization", member)])
+    assert first["id"] in found
