@@ -7,8 +7,11 @@ from urllib.parse import urlencode
 
 import orjson
 
-from service.fhir.models import Resource, Search
+from service.fhir.models import NEAR_UNITS, Near, Resource, Search
 from service.statuses import fhir_issue
+
+LOCATION_DISTANCE = "http://hl7.org/fhir/StructureDefinition/location-distance"
+UCUM = "http://unitsofmeasure.org"
 
 
 @dataclass
@@ -20,6 +23,8 @@ class Page:
     included: list[Resource] = field(default_factory=list)
     total: int | None = None
     next_cursor: str | None = None
+    # Miles from a near search's point to each match, by (type, id).
+    miles: dict[tuple[str, str], float] = field(default_factory=dict)
 
 
 def _url(base: str, search: Search, cursor: str | None = None) -> str:
@@ -33,6 +38,21 @@ def _url(base: str, search: Search, cursor: str | None = None) -> str:
 def _entry(base: str, resource: Resource, mode: str) -> Resource:
     full_url = f"{base}/{resource['resourceType']}/{resource['id']}"
     return {"fullUrl": full_url, "resource": resource, "search": {"mode": mode}}
+
+
+def _distance(near: Near, miles: float) -> Resource:
+    """The location-distance extension: how far the match is, in the unit the search used."""
+    per_unit, code = NEAR_UNITS[near.unit]
+    value = {"value": round(miles / per_unit, 3), "unit": near.unit, "system": UCUM, "code": code}
+    return {"url": LOCATION_DISTANCE, "valueDistance": value}
+
+
+def _match(base: str, search: Search, page: Page, resource: Resource) -> Resource:
+    entry = _entry(base, resource, "match")
+    miles = page.miles.get((resource["resourceType"], resource["id"]))
+    if search.near is not None and miles is not None:
+        entry["search"]["extension"] = [_distance(search.near, miles)]
+    return entry
 
 
 def searchset(base: str, search: Search, page: Page) -> bytes:
@@ -53,12 +73,28 @@ def searchset(base: str, search: Search, page: Page) -> bytes:
         bundle["total"] = page.total
     bundle["link"] = links
     bundle["entry"] = [
-        *(_entry(base, r, "match") for r in page.matches),
+        *(_match(base, search, page, r) for r in page.matches),
         *(_entry(base, r, "include") for r in included),
     ]
+    if search.ignored:
+        bundle["entry"].append({"resource": _ignored(search), "search": {"mode": "outcome"}})
     if not bundle["entry"]:
         del bundle["entry"]
     return orjson.dumps(bundle)
+
+
+def _ignored(search: Search) -> Resource:
+    """What lenient handling left out, one warning per parameter."""
+    issues = [
+        {
+            "severity": "warning",
+            "code": "not-supported",
+            "details": {"text": "ignored"},
+            "diagnostics": f"{name}: not supported on {search.kind} here, so not applied",
+        }
+        for name in search.ignored
+    ]
+    return {"resourceType": "OperationOutcome", "issue": issues}
 
 
 def operation_outcome(status: int, code: str, detail: str) -> bytes:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Final
 
 from core.plan_net_codes import PLAN_NET_IG, profile
+from service.fhir.include_table import INCLUDES, REVINCLUDES
 from service.fhir.models import (
     FHIR_JSON,
     FHIR_VERSION,
@@ -14,7 +15,7 @@ from service.fhir.models import (
     Resource,
     ResourceType,
 )
-from service.fhir.parameters import INCLUDES, PARAMETERS, REVINCLUDES
+from service.fhir.parameters import PARAMETERS
 
 TEXT_SEARCH_PARAMETER_ID: Final = "provider-directory-text"
 PLAN_NET_GUIDE: Final = PLAN_NET_IG + "/ImplementationGuide/hl7.fhir.us.davinci-pdex-plan-net"

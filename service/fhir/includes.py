@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 
 from core.documents import Location, Provider
 from service.fhir.ids import network_id
+from service.fhir.include_table import NAMED_BY_NOTHING, POINTING_NOWHERE
 from service.fhir.models import Resource, Search
-from service.fhir.parameters import NAMED_BY_NOTHING, POINTING_NOWHERE
 from service.fhir.resources import (
     location,
     organization,

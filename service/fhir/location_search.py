@@ -15,7 +15,13 @@ from service.fhir.bundle import Page
 from service.fhir.hits import hit_of
 from service.fhir.includes import brought_along
 from service.fhir.models import Search
-from service.fhir.query import build_query, decode_cursor, encode_cursor, location_matches
+from service.fhir.query import (
+    build_query,
+    decode_cursor,
+    encode_cursor,
+    location_matches,
+    miles_from,
+)
 from service.fhir.resources import location
 
 MAX_ROUNDS = 5  # a page reads at most this many pages of hits
@@ -42,7 +48,12 @@ async def location_page(
             matched = matched[skip:]
             room = search.count - len(page.matches)
             taken = matched[:room]
-            page.matches += [location(hit.provider, place) for place in taken]
+            for place in taken:
+                found = location(hit.provider, place)
+                page.matches.append(found)
+                miles = miles_from(search.near, place) if search.near else None
+                if miles is not None:
+                    page.miles[("Location", found["id"])] = miles
             page.included += brought_along(search, hit.provider, taken, hit.locations, hit.networks)
             if len(matched) > room:
                 page.next_cursor = encode_cursor(previous, skip + room)

@@ -18,7 +18,7 @@ Index = Mapping[str, Resource]  # "Type/id" -> resource, to follow chains
 def _referenced(clause: Clause, value: str) -> str | None:
     """``Type/id`` of a reference value, read as the query reads it (None: another type)."""
     found = reference_id(clause, value)
-    return None if found is None else f"{TARGETS[clause.name.split('.')[0]]}/{found}"
+    return None if found is None else f"{TARGETS[clause.name.split('.')[-1]]}/{found}"
 
 
 def _holds(clause: Clause, index: int, resource: Resource, everything: Index) -> bool:
@@ -27,11 +27,9 @@ def _holds(clause: Clause, index: int, resource: Resource, everything: Index) ->
     terms = search_terms(resource)
     if dot:  # a chain: a parameter of one of the referenced resources
         targets = [everything[ref] for ref in terms.get(head, []) if ref in everything]
-        return any(
-            matches(search_terms(target).get(tail, []), value, clause.modifier)
-            for target in targets
-        )
-    found = terms.get(clause.name, [])
+        found = [term for target in targets for term in search_terms(target).get(tail, [])]
+    else:
+        found = terms.get(clause.name, [])
     kind = clause.param.type
     if kind == "date":
         return any(day_matches(day, clause.prefixes[index], value) for day in found)

@@ -30,6 +30,14 @@ MAX_COUNT: Final = 100
 DEFAULT_NEAR_MILES: Final = 25.0
 MAX_NEAR_MILES: Final = 100.0
 TEXT_PARAMETER: Final = "_text"
+# The units a near distance may be given in: miles per unit, and the unit's UCUM code.
+NEAR_UNITS: Final = {
+    "mi": (1.0, "[mi_i]"),
+    "[mi_i]": (1.0, "[mi_i]"),
+    "[mi_us]": (1.0, "[mi_us]"),
+    "km": (0.621371, "km"),
+    "m": (0.000621371, "m"),
+}
 
 
 @dataclass(frozen=True)
@@ -60,6 +68,7 @@ class Near:
     lat: float
     lng: float
     miles: float
+    unit: str = "mi"  # as asked: each match's distance is given in it (NEAR_UNITS)
 
 
 @dataclass(frozen=True)

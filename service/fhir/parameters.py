@@ -9,6 +9,8 @@ from service.fhir.models import TERMS, TEXT_PARAMETER, Param, ParamType, Resourc
 
 # A provider organisation's type is OrgTypeCS "prov" (the query answers it, no field holds it).
 PROVIDER_TYPE: Final = "@provider-type"
+# A provider's identifier: its NPI, in the NPI system (``system|value``, ``|value`` or a value).
+NPI_IDENTIFIER: Final = "@npi-identifier"
 
 
 def absent(kind: ParamType, expression: str) -> Param:
@@ -20,6 +22,7 @@ def absent(kind: ParamType, expression: str) -> Param:
 
 _ID = Param("token", "npi", "Resource.id")
 _LAST_UPDATED = Param("date", "lastUpdated", "Resource.meta.lastUpdated")
+_IDENTIFIER = Param("token", NPI_IDENTIFIER, "identifier")
 _NAME = Param("string", "nameParts", "name")
 _ADDRESS = Param("string", "addressParts", "address", per_location=True)
 _CITY = Param("string", "cities", "address.city", per_location=True)
@@ -53,6 +56,7 @@ PARAMETERS: Final[dict[ResourceType, dict[str, Param]]] = {
     "Practitioner": {
         "_id": _ID,
         "_lastUpdated": _LAST_UPDATED,
+        "identifier": _IDENTIFIER,
         "name": _NAME,
         "family": Param("string", "familyNames", "name.family"),
         "given": Param("string", "givenNames", "name.given"),
@@ -61,6 +65,7 @@ PARAMETERS: Final[dict[ResourceType, dict[str, Param]]] = {
     "PractitionerRole": {
         "_id": _ID,
         "_lastUpdated": _LAST_UPDATED,
+        "identifier": absent("token", "identifier"),  # a role has no identifier of its own
         "practitioner": Param("reference", "npi", "practitioner"),
         "practitioner.name": _NAME,
         "location": Param("reference", "locationIds", "location"),
@@ -86,6 +91,7 @@ PARAMETERS: Final[dict[ResourceType, dict[str, Param]]] = {
     "Organization": {
         "_id": _ID,
         "_lastUpdated": _LAST_UPDATED,
+        "identifier": _IDENTIFIER,
         "name": _NAME,
         "address": _ADDRESS,
         "type": Param("token", PROVIDER_TYPE, "type"),
@@ -215,85 +221,7 @@ TARGETS: Final[dict[str, ResourceType]] = {
     "service": "HealthcareService",
     "coverage-area": "Location",
 }
-# Includes through elements the served resources never have: declared, they bring nothing.
-POINTING_NOWHERE: Final = frozenset(
-    {
-        "PractitionerRole:organization",
-        "PractitionerRole:service",
-        "PractitionerRole:endpoint",
-        "Organization:endpoint",
-        "Organization:coverage-area",
-        "Location:endpoint",
-        "Location:partof",
-        "OrganizationAffiliation:primary-organization",
-        "OrganizationAffiliation:service",
-        "OrganizationAffiliation:endpoint",
-        "HealthcareService:location",
-        "HealthcareService:coverage-area",
-    }
-)
-
-
-_OWN_INCLUDES: Final[dict[ResourceType, tuple[str, ...]]] = {
-    "Practitioner": (),
-    "PractitionerRole": (
-        "PractitionerRole:practitioner",
-        "PractitionerRole:location",
-        "PractitionerRole:network",
-    ),
-    "Organization": ("Organization:partof",),
-    "Location": ("Location:organization",),
-    "InsurancePlan": (
-        "InsurancePlan:owned-by",
-        "InsurancePlan:administered-by",
-        "InsurancePlan:coverage-area",
-    ),
-    "OrganizationAffiliation": (
-        "OrganizationAffiliation:participating-organization",
-        "OrganizationAffiliation:location",
-        "OrganizationAffiliation:network",
-    ),
-    "HealthcareService": ("HealthcareService:organization", "HealthcareService:endpoint"),
-    "Endpoint": ("Endpoint:organization",),
-}
-# Each type's includes, then those of its that point nowhere.
-INCLUDES: Final[dict[ResourceType, tuple[str, ...]]] = {
-    kind: (*own, *sorted(n for n in POINTING_NOWHERE if n.startswith(kind + ":")))
-    for kind, own in _OWN_INCLUDES.items()
-}
-# Reverse includes through elements no served resource has: declared, they bring nothing along.
-NAMED_BY_NOTHING: Final[dict[str, tuple[str, ...]]] = {
-    "Organization": (
-        "PractitionerRole:organization",
-        "OrganizationAffiliation:primary-organization",
-    ),
-    "Location": ("HealthcareService:location", "InsurancePlan:coverage-area"),
-    "HealthcareService": ("PractitionerRole:service", "OrganizationAffiliation:service"),
-}
-REVINCLUDES: Final[dict[ResourceType, tuple[str, ...]]] = {
-    "Practitioner": ("PractitionerRole:practitioner",),
-    "PractitionerRole": (),
-    "Organization": (
-        "Location:organization",
-        "OrganizationAffiliation:participating-organization",
-        "HealthcareService:organization",
-        "Endpoint:organization",
-        "InsurancePlan:owned-by",
-        "InsurancePlan:administered-by",
-        "PractitionerRole:network",
-        *NAMED_BY_NOTHING["Organization"],
-    ),
-    "Location": (
-        "PractitionerRole:location",
-        "OrganizationAffiliation:location",
-        *NAMED_BY_NOTHING["Location"],
-    ),
-    "InsurancePlan": (),
-    "OrganizationAffiliation": (),
-    "HealthcareService": NAMED_BY_NOTHING["HealthcareService"],
-    "Endpoint": (),
-}
 # Result parameters: how many, which page, what else, how to answer.
 CONTROL_PARAMETERS: Final = frozenset(
-    {"_count", "_cursor", "_include", "_revinclude", "_format", "_total"}
+    {"_count", "_cursor", "_include", "_revinclude", "_format", "_total", "_summary"}
 )

@@ -13,11 +13,13 @@ from collections.abc import Iterable
 from datetime import date, datetime
 
 from service.errors import InvalidInput
+from service.fhir.include_table import INCLUDES, REVINCLUDES
 from service.fhir.models import (
     DEFAULT_COUNT,
     DEFAULT_NEAR_MILES,
     MAX_COUNT,
     MAX_NEAR_MILES,
+    NEAR_UNITS,
     TEXT_PARAMETER,
     Clause,
     Near,
@@ -25,7 +27,7 @@ from service.fhir.models import (
     ResourceType,
     Search,
 )
-from service.fhir.parameters import CONTROL_PARAMETERS, INCLUDES, PARAMETERS, REVINCLUDES
+from service.fhir.parameters import CONTROL_PARAMETERS, PARAMETERS
 
 MODIFIERS = {"string": ("exact", "contains"), "token": (), "reference": (), "date": ()}
 DATE_PREFIXES = ("eq", "ne", "gt", "lt", "ge", "le", "sa", "eb")
@@ -33,7 +35,6 @@ _DATE = re.compile(
     r"^[0-9]{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12][0-9]|3[01])"
     r"(T[0-2][0-9]:[0-5][0-9](:[0-5][0-9](\.[0-9]+)?)?(Z|[+-][0-2][0-9]:[0-5][0-9])?)?)?)?$"
 )
-_MILES_PER = {"mi": 1.0, "[mi_i]": 1.0, "[mi_us]": 1.0, "km": 0.621371, "m": 0.000621371}
 _FORMATS = {"json", "application/json", "application/fhir+json"}
 MAX_TEXT = 256
 
@@ -58,12 +59,12 @@ def _near(value: str) -> Near:
             "near", "latitude|longitude|distance|unit, e.g. 41.76|-72.68|10|mi"
         ) from None
     unit = parts[3] if len(parts) > 3 and parts[3] else "mi"
-    if unit not in _MILES_PER or len(parts) > 4:
+    if unit not in NEAR_UNITS or len(parts) > 4:
         raise _invalid("near", f"unit {unit!r}: use mi or km")
-    miles = distance * _MILES_PER[unit]
+    miles = distance * NEAR_UNITS[unit][0]
     if not (-90 <= lat <= 90 and -180 <= lng <= 180) or not (0 < miles <= MAX_NEAR_MILES):
         raise _invalid("near", f"a point on Earth and a distance up to {MAX_NEAR_MILES:g} mi")
-    return Near(lat, lng, miles)
+    return Near(lat, lng, miles, unit)
 
 
 def _real_date(value: str) -> bool:
@@ -129,6 +130,7 @@ def read_search(
     includes: list[str] = []
     revincludes: list[str] = []
     count, cursor, near, text = None, None, None, None
+    total_only = False  # _summary=count: the total, no entries (as _count=0 answers)
     for key, value in pairs:
         name, _, modifier = key.partition(":")
         if name in CONTROL_PARAMETERS:
@@ -138,6 +140,11 @@ def read_search(
                 cursor = value or None
             elif name == "_format" and value not in _FORMATS:
                 raise _invalid("_format", "this server answers JSON only")
+            elif name == "_summary":
+                if value != "count":
+                    reader.refuse(f"_summary={value}", "supported here: _summary=count")
+                    continue
+                total_only = True
             elif name in ("_include", "_revinclude"):
                 if not reader.included(name, value):
                     continue
@@ -166,7 +173,7 @@ def read_search(
     return Search(
         kind,
         tuple(clauses),
-        DEFAULT_COUNT if count is None else count,
+        0 if total_only else DEFAULT_COUNT if count is None else count,
         cursor,
         tuple(includes),
         tuple(revincludes),

@@ -14,14 +14,18 @@ from core.documents import Json, Location
 from core.fhir_terms import address_terms, city_terms, matches, postal_terms, state_terms
 from core.geo import haversine_miles
 from core.network import NETWORKS_FIELD, in_network_clause
-from core.plan_net_codes import NUCC_SYSTEM, ORG_TYPE_SYSTEM, PROVIDER_ROLE_SYSTEM
+from core.plan_net_codes import NPI_SYSTEM, NUCC_SYSTEM, ORG_TYPE_SYSTEM, PROVIDER_ROLE_SYSTEM
 from core.text import normalize
 from service.errors import InvalidInput
 from service.fhir.elements import PROVIDER_ORGANIZATION
 from service.fhir.models import Clause, Near, ResourceType, Search
-from service.fhir.parameters import PROVIDER_TYPE, TARGETS
+from service.fhir.parameters import NPI_IDENTIFIER, PROVIDER_TYPE, TARGETS
 
-_TOKEN_SYSTEMS = {"taxonomyCodes": NUCC_SYSTEM, "roleCodes": PROVIDER_ROLE_SYSTEM}
+_TOKEN_SYSTEMS = {
+    "taxonomyCodes": NUCC_SYSTEM,
+    "roleCodes": PROVIDER_ROLE_SYSTEM,
+    NPI_IDENTIFIER: NPI_SYSTEM,
+}
 _ENTITY_TYPES: dict[ResourceType, str | None] = {
     "Practitioner": "individual",
     "PractitionerRole": "individual",
@@ -46,8 +50,9 @@ def _token_code(clause_field: str, value: str) -> str | None:
 
 
 def reference_id(clause: Clause, value: str) -> str | None:
-    """``Type/id``, a plain id or an absolute URL ending in ``Type/id``."""
-    kind = TARGETS[clause.name.split(".")[0]]
+    """``Type/id``, a plain id or an absolute URL ending in ``Type/id`` (of the type the
+    parameter's last link points at: ``location.organization`` an Organization)."""
+    kind = TARGETS[clause.name.split(".")[-1]]
     parts = value.rstrip("/").split("/")
     if len(parts) == 1:
         return parts[0]
@@ -127,6 +132,9 @@ def _value_query(clause: Clause, index: int) -> Json:
         return {"match_all": {}} if wanted else NOTHING
     if field is None:  # answered from the plans: no provider has it
         return NOTHING
+    if field == NPI_IDENTIFIER:  # "|value" asks for an identifier without a system: none
+        npi = None if value.startswith("|") else _token_code(field, value)
+        return {"term": {"npi": npi}} if npi else NOTHING
     if param.type == "token":
         code = value if field in ("npi", "locationIds") else _token_code(field, value)
         return {"term": {field: code}} if code else NOTHING
@@ -263,11 +271,16 @@ def _location_value(clause: Clause, value: str, location: Location) -> bool:
     return matches(terms, value, clause.modifier)
 
 
-def _near_location(near: Near, location: Location) -> bool:
+def miles_from(near: Near, location: Location) -> float | None:
     lat, lng = location["address"]["lat"], location["address"]["lng"]
     if lat is None or lng is None:
-        return False
-    return haversine_miles(near.lat, near.lng, lat, lng) <= near.miles
+        return None
+    return haversine_miles(near.lat, near.lng, lat, lng)
+
+
+def _near_location(near: Near, location: Location) -> bool:
+    miles = miles_from(near, location)
+    return miles is not None and miles <= near.miles
 
 
 def location_matches(search: Search, location: Location) -> bool:

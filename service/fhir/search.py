@@ -84,6 +84,8 @@ async def search_resources(
     for raw in hits[: search.count]:
         hit = hit_of(raw, today)
         _add_match(page, search, hit, plans)
+        if search.near is not None:  # sorted nearest first: the first sort value is the miles
+            page.miles[(search.kind, page.matches[-1]["id"])] = float(raw["sort"][0])
     if len(hits) > search.count > 0:
         page.next_cursor = encode_cursor(hits[search.count - 1]["sort"])
     if search.kind == "Organization":

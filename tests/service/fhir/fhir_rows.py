@@ -370,6 +370,9 @@ async def fetch(
         assert body["resourceType"] == "OperationOutcome" and body["issue"][0]["diagnostics"]
     elif body["resourceType"] == "Bundle":
         for entry in body.get("entry", []):
+            if entry["search"]["mode"] == "outcome":  # what lenient handling left out
+                assert entry["resource"]["resourceType"] == "OperationOutcome"
+                continue
             check_resource(entry["resource"])
             kind, rid = entry["resource"]["resourceType"], entry["resource"]["id"]
             assert entry["fullUrl"].endswith(f"/fhir/{kind}/{rid}")

@@ -228,17 +228,33 @@ async def test_near(api: ApiClient, distance: str, radius: float) -> None:
     near = f"{center[0]}|{center[1]}{distance}"
     inside, unsure = _within(center, radius, locations)
     assert inside and (radius >= 25 or len(inside) < len(locations))
-    found = F.entries(await F.walk(api, "Location", [("near", near)]))
+    location_pages = await F.walk(api, "Location", [("near", near)])
+    found = F.entries(location_pages)
     assert {r["id"] for r in found} - unsure == inside
+    per_unit = 0.621371 if "km" in distance else 1.0
+    by_id = {loc["id"]: loc for loc in locations}
+    for rid, far in _told_miles(location_pages, per_unit).items():
+        assert abs(far - miles(center, _position(by_id[rid]))) < BAND
     role_pages = await F.walk(api, "PractitionerRole", [("near", near)])
     expected = {r["id"] for r in roles if _ids(r) & inside}
     found_roles = F.entries(role_pages)
     assert {r["id"] for r in found_roles} == expected
-    by_id = {loc["id"]: loc for loc in locations}
     nearest = [
         min(miles(center, _position(by_id[i])) for i in _ids(r) if i in by_id) for r in found_roles
     ]
     assert all(a <= b + BAND for a, b in itertools.pairwise(nearest))
+    told = _told_miles(role_pages, per_unit)
+    assert all(abs(told[r["id"]] - d) < BAND for r, d in zip(found_roles, nearest, strict=True))
+
+
+def _told_miles(pages: list[Json], per_unit: float) -> dict[str, float]:
+    """Each match's location-distance extension, in miles."""
+    told: dict[str, float] = {}
+    for entry in (e for p in pages for e in p["entry"] if e["search"]["mode"] == "match"):
+        [extension] = entry["search"]["extension"]
+        assert extension["url"] == "http://hl7.org/fhir/StructureDefinition/location-distance"
+        told[entry["resource"]["id"]] = extension["valueDistance"]["value"] * per_unit
+    return told
 
 
 # ---- paging ----

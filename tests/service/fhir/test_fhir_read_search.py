@@ -12,7 +12,8 @@ from fhir.resources.R4B.capabilitystatement import CapabilityStatement
 from fhir.resources.R4B.searchparameter import SearchParameter
 
 from core.plan_net_codes import PROVIDER_ROLES
-from service.fhir.parameters import INCLUDES, PARAMETERS, REVINCLUDES
+from service.fhir.include_table import INCLUDES, REVINCLUDES
+from service.fhir.parameters import PARAMETERS
 from tests.conftest import ApiClient
 from tests.service.fhir import fhir_rows as F
 from tests.service.fhir.fhir_rows import Pairs, Row
