@@ -20,7 +20,8 @@ from core.plans import plan_key
 from core.primary_care import is_pcp_eligible
 from indexer.assembly.locations import listed_location, match_keys
 from indexer.sources.nucc import TaxonomyEntry
-from indexer.sources.plan_net import Membership, PlanNetDirectory, PlanNetProvider
+from indexer.sources.plan_net import PlanNetDirectory
+from indexer.sources.plan_net_providers import Membership, PlanNetProvider
 from indexer.sources.plan_net_records import Hours, Person, Site
 from indexer.sources.plans import PLAN_YEAR
 

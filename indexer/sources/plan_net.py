@@ -25,6 +25,7 @@ from core.npi import KEYED_BY_ID, listed_id
 from core.plan_net_codes import NPI_SYSTEM
 from indexer.sources import plan_net_resources as read
 from indexer.sources.plan_net_files import RESOURCE_TYPES, Place, Resource, Unreadable, read_export
+from indexer.sources.plan_net_providers import Joined, SpilledProviders
 from indexer.sources.plan_net_records import Invalid, Org, Person, Plan, Site
 from indexer.sources.spill import Spill, SpilledMap
 
@@ -34,26 +35,6 @@ _ACCEPTED_KEPT = 10_000
 
 class DuplicateId(Invalid):
     """A second resource of a type and id already read."""
-
-
-@dataclass(frozen=True)  # no slots, as plan_net_records says
-class Membership:
-    """The provider is in ``network`` at ``site`` (None: wherever it practises)."""
-
-    network: str
-    site: str | None
-    new_patients: str | None
-    start: str | None
-    end: str | None
-
-
-@dataclass
-class PlanNetProvider:
-    person: Person
-    sites: dict[str, Site] = field(default_factory=dict)  # by reference, first named first
-    new_patients: dict[str, str] = field(default_factory=dict)  # per site, from roles/services
-    taxonomies: list[tuple[str, str | None]] = field(default_factory=list)
-    memberships: list[Membership] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -66,7 +47,7 @@ class Service:
 class PlanNetDirectory:
     name: str  # the source name every value from this export carries ("plan-net:<name>")
     spill: Spill = field(default_factory=Spill, repr=False)
-    providers: SpilledMap[PlanNetProvider] = field(init=False)  # by NPI
+    providers: SpilledProviders = field(init=False)  # by NPI
     plans: dict[str, Plan] = field(default_factory=dict)  # by reference
     networks: dict[str, str | None] = field(default_factory=dict)  # reference -> name
     # What the export publishes besides providers and plans (HealthcareService, Endpoint),
@@ -80,10 +61,10 @@ class PlanNetDirectory:
     warnings: Counter[str] = field(default_factory=Counter)  # used as published: NpiIssue
 
     def __post_init__(self) -> None:
-        self.providers = self.spill.table(PlanNetProvider)
         self.published = self.spill.table(dict)
         self.organizations = self.spill.table(Org, ordered=False)
         self.sites = self.spill.table(Site, ordered=False)
+        self.providers = SpilledProviders(self.spill, self.sites)
 
     @property
     def source(self) -> str:
@@ -152,7 +133,7 @@ class _Builder:
         if person.issue in KEYED_BY_ID:
             key = listed_id(self.directory.source, ref)
             person = replace(person, npi=key, published_npi=person.npi or None)
-        if not self.directory.providers.add(person.npi, PlanNetProvider(person)):
+        if not self.directory.providers.add(person):
             raise Invalid("duplicate_npi")
         if person.issue is not None:
             self.directory.warnings[person.issue] += 1
@@ -203,31 +184,21 @@ class _Builder:
         for network in networks:
             if network not in self.directory.networks:
                 raise Invalid("not_a_network")
-        provider = self.directory.providers[npi]  # a copy: written back below
         own = read.new_patients(body)
         offered = [self._services[s] for s in services]
         for service in offered:
             sites += [s for s in service.sites if s not in sites]
         said = own or next((s.new_patients for s in offered if s.new_patients), None)
-        for site in sites:
-            if site not in provider.sites:  # a read of the spill only when new
-                provider.sites[site] = self._sites[site]
-            if said is not None:
-                provider.new_patients[site] = said
-        provider.taxonomies += [
-            t for t in read.taxonomies(body.get("specialty")) if t not in provider.taxonomies
-        ]
         period: dict[str, Any] = body["period"] if isinstance(body.get("period"), dict) else {}
-        for network in networks:
-            where: list[str | None] = [*sites] or [None]
-            for at in where:
-                accepting = said
-                if accepting is None and at is not None:
-                    accepting = provider.sites[at].new_patients  # put there above
-                provider.memberships.append(
-                    Membership(network, at, accepting, period.get("start"), period.get("end"))
-                )
-        self.directory.providers[npi] = provider
+        joined = Joined(
+            tuple(sites),
+            said,
+            tuple(read.taxonomies(body.get("specialty"))),
+            tuple(networks),
+            period.get("start"),
+            period.get("end"),
+        )
+        self.directory.providers.join(npi, joined)
 
     def _references(self, values: list[Any], wanted: str) -> list[str]:
         return [self.resolve(read.reference(v), [wanted]) for v in values]

@@ -8,6 +8,7 @@ A value read back is a copy: who changes it writes it back (``spilled[key] = val
 
 from __future__ import annotations
 
+import marshal
 import pickle
 import sqlite3
 import tempfile
@@ -52,6 +53,11 @@ class Spill:
         and each read or write is one B-tree walk instead of two (key index, then row)."""
         self._tables += 1
         return SpilledMap(self, self._db, f"t{self._tables}", plain=kind is str, ordered=ordered)
+
+    def rows(self) -> SpilledRows:
+        """A new kind of rows appended under a key, read back per key in the order appended."""
+        self._tables += 1
+        return SpilledRows(self, self._db, f"t{self._tables}")
 
     def close(self) -> None:
         self._closed()
@@ -129,3 +135,26 @@ class SpilledMap(MutableMapping[str, V], Generic[V]):
     def __len__(self) -> int:
         (count,) = self._db.execute(f"SELECT count(*) FROM {self._table}").fetchone()
         return int(count)
+
+
+class SpilledRows:
+    """Rows appended under a key: tuples of plain values (marshalled, not pickled), so adding
+    one costs an insert, never a read and rewrite of what the key holds already."""
+
+    def __init__(self, spill: Spill, db: sqlite3.Connection, table: str) -> None:
+        self._spill = spill  # the file lives as long as any of its tables
+        self._db = db
+        self._table = table
+        db.execute(f"CREATE TABLE {table} (key TEXT NOT NULL, value BLOB NOT NULL)")
+        db.execute(f"CREATE INDEX {table}_key ON {table} (key)")
+
+    def append(self, key: str, row: tuple[Any, ...]) -> None:
+        self._db.execute(
+            f"INSERT INTO {self._table} (key, value) VALUES (?, ?)", (key, marshal.dumps(row))
+        )
+
+    def get(self, key: str) -> list[tuple[Any, ...]]:
+        """The rows under ``key``, in the order they were appended."""
+        query = f"SELECT value FROM {self._table} WHERE key = ? ORDER BY rowid"
+        # Our own file, written by this process.
+        return [marshal.loads(value) for (value,) in self._db.execute(query, (key,))]

@@ -55,6 +55,14 @@ def test_keys_can_be_removed_while_iterating(ordered: bool) -> None:
     assert len(seen) == 2500 and len(table) == 0
 
 
+def test_rows_appended_under_a_key_come_back_in_order() -> None:
+    rows = Spill().rows()
+    for key, row in (("b", ("x", None)), ("a", (1, ("y",))), ("b", ("z", 2))):
+        rows.append(key, row)
+    assert rows.get("b") == [("x", None), ("z", 2)]
+    assert rows.get("a") == [(1, ("y",))] and rows.get("c") == []
+
+
 def test_the_scratch_file_goes_with_its_spill() -> None:
     spill = Spill()
     spill.table(str)["x"] = "y"
