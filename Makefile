@@ -15,7 +15,13 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[dev]'
 	touch $(STAMP)
 
-install: $(STAMP)
+# The HAPI FHIR validator the tests run offline against the Plan-Net packages (tests/fhir_validator.py).
+VALIDATOR := tools/fhir-validator/target/.built
+$(VALIDATOR): tools/fhir-validator/pom.xml $(shell find tools/fhir-validator/src -name '*.java')
+	mvn -q -B -f tools/fhir-validator/pom.xml package -DskipTests
+	touch $@
+
+install: $(STAMP) $(VALIDATOR)
 
 run: install
 	$(PY) -m devtools.run_dev

@@ -7,7 +7,7 @@ from typing import Final
 
 from service.fhir.models import TERMS, TEXT_PARAMETER, Param, ParamType, ResourceType
 
-# A provider organisation's type is OrgTypeCS "prov" (the query answers it, no field holds it).
+# A provider organisation's type is OrgTypeCS "prvgrp" (the query answers it, no field holds it).
 PROVIDER_TYPE: Final = "@provider-type"
 # A provider's identifier: its NPI, in the NPI system (``system|value``, ``|value`` or a value).
 NPI_IDENTIFIER: Final = "@npi-identifier"

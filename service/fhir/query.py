@@ -126,7 +126,7 @@ def _value_query(clause: Clause, index: int) -> Json:
     field = param.field
     if param.type == "date" and field:
         return date_query(field, clause.prefixes[index], value)
-    if field == PROVIDER_TYPE:  # provider organisations are OrgTypeCS "prov"
+    if field == PROVIDER_TYPE:  # provider organisations are OrgTypeCS "prvgrp"
         system, _, kind = value.rpartition("|")
         wanted = kind == PROVIDER_ORGANIZATION[0] and system in ("", ORG_TYPE_SYSTEM)
         return {"match_all": {}} if wanted else NOTHING

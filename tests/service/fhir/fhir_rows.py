@@ -286,8 +286,8 @@ def _codes_of(concepts: Iterable[Json]) -> set[str]:
 
 
 def is_provider(organization: Json) -> bool:
-    """A provider organisation (OrgTypeCS prov), not a plan's payer or network."""
-    return "prov" in _codes_of(organization["type"])
+    """A provider organisation (OrgTypeCS prvgrp), not a plan's payer or network."""
+    return "prvgrp" in _codes_of(organization["type"])
 
 
 def tags(resource: Json) -> set[str]:

@@ -120,7 +120,7 @@ def _plan_net_org_names() -> list[str]:
     return [n for r in resources("Organization") for n in [r.get("name", ""), *r.get("alias", [])]]
 
 
-# An Organization search answers the provider organisations (NPPES, type prov) and then the
+# An Organization search answers the provider organisations (NPPES, type prvgrp) and then the
 # payers and networks of the plans: the first are compared with the NPPES rows, the others
 # must each hold for the search (OrgCase's last element).
 OrgCase = tuple[Pairs, set[str], Callable[[Json], bool]]
@@ -151,7 +151,7 @@ def org_address() -> OrgCase:
 def org_type() -> OrgCase:
     params, expected, _ = org_name()
     system = "http://hl7.org/fhir/us/davinci-pdex-plan-net/CodeSystem/OrgTypeCS"
-    return [*params, ("type", f"{system}|prov")], expected, _none
+    return [*params, ("type", f"{system}|prvgrp")], expected, _none
 
 
 def org_last_updated() -> OrgCase:

@@ -93,7 +93,7 @@ async def test_payers_and_networks_are_organizations_told_apart_by_type(api: Api
     plan_ids = {p["id"] for p in F.entries(await F.walk(api, "InsurancePlan", []))}
     assert {n["id"] for n in networks} == {f"network-{plan}" for plan in plan_ids}
     assert {n["partOf"]["reference"].removeprefix("Organization/") for n in networks} <= payers
-    providers = await F.found_ids(api, "Organization", [("type", "prov")])
+    providers = await F.found_ids(api, "Organization", [("type", "prvgrp")])
     assert {r["NPI"] for r in F.organizations()} <= set(providers)
     assert not set(providers) & (payers | {n["id"] for n in networks})
 

@@ -118,7 +118,7 @@ def test_an_element_the_resources_never_have_matches_nothing() -> None:
 
 
 def test_a_provider_organisation_is_of_type_prov() -> None:
-    assert _filters("Location", [("organization.type", "prov")])[0] == {"match_all": {}}
+    assert _filters("Location", [("organization.type", "prvgrp")])[0] == {"match_all": {}}
     assert _filters("Location", [("organization.type", "payer")])[0] == {
         "bool": {"must_not": {"match_all": {}}}
     }

@@ -1,0 +1,79 @@
+"""The HL7/HAPI FHIR validator (tools/fhir-validator, built by `make install`) run offline over
+resources, against the Plan-Net 1.1.0 and US Core 3.1.1 packages the Inferno Plan-Net kit
+validates with: one JVM for the lot, each resource checked against its meta.profile."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+VALIDATOR = REPO / "tools" / "fhir-validator"
+MAIN_CLASS = "dev.providerdirectory.validator.Main"
+PACKAGES = ("plannet.tgz", "us-core-3.1.1.tgz")
+
+# Code systems outside FHIR, Plan-Net and US Core: no package holds them and no terminology
+# server is reachable, so the validator cannot tell a good code from a bad one and says so as an
+# error. The NUCC codes served come from the NUCC file the indexer loads, so the message is about
+# the validator's reach, not the data.
+UNCHECKABLE_SYSTEMS = ("http://nucc.org/provider-taxonomy",)
+# A language (Practitioner.communication, HealthcareService.communication) is bound *preferred*
+# to the R4 languages value set, whose short list lacks e.g. "vi" and "ht": HAPI passes its
+# terminology service's "not in value set" through as an error, though for a preferred binding
+# it is none (BCP-47 codes outside the list are valid).
+PREFERRED_VALUE_SETS = ("http://hl7.org/fhir/ValueSet/languages",)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    resource: str
+    profile: str | None
+    errors: tuple[str, ...]
+
+
+def available() -> str | None:
+    """Why the validator cannot run here, or None."""
+    if shutil.which("java") is None:
+        return "no java on PATH"
+    if not (VALIDATOR / "target" / "classes").is_dir():
+        return "tools/fhir-validator is not built (make install)"
+    return None
+
+
+def _not_an_error(message: dict[str, str]) -> bool:
+    text = message["message"]
+    unknown = (
+        f"CodeSystem is unknown and can't be validated: {s} for " for s in UNCHECKABLE_SYSTEMS
+    )
+    preferred = (f"is not in valueset: {v}" for v in PREFERRED_VALUE_SETS)
+    return any(text.startswith(u) for u in unknown) or (
+        text.startswith("Code ") and any(text.endswith(p) for p in preferred)
+    )
+
+
+def validate(resources: Iterable[dict[str, Any]]) -> list[Verdict]:
+    classpath = os.pathsep.join(
+        [str(VALIDATOR / "target" / "classes"), str(VALIDATOR / "target" / "lib" / "*")]
+    )
+    given = "".join(json.dumps(resource) + "\n" for resource in resources)
+    done = subprocess.run(
+        ["java", "-cp", classpath, MAIN_CLASS, *PACKAGES],
+        input=given,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    verdicts = []
+    for line in done.stdout.splitlines():
+        summary = json.loads(line)
+        errors = tuple(
+            f"{e['location']}: {e['message']}" for e in summary["errors"] if not _not_an_error(e)
+        )
+        verdicts.append(Verdict(summary["resource"], summary["profile"], errors))
+    return verdicts
