@@ -17,7 +17,8 @@ from core.documents import Json
 from core.index_contract import IndexKind
 from service.errors import InvalidInput
 from service.fhir.models import PUBLISHED_TYPES, ResourceType, Search
-from service.fhir.query import HIT_SOURCE, build_query
+from service.fhir.query import build_query
+from service.search_kit.limits import RESOURCE_SOURCE
 
 # The field each document a resource is built from records its last change in, and the index
 # kind of the resources updates removed (issue 37, the data side: core/changes.py).
@@ -125,7 +126,7 @@ def page_body(job: Json, kind: ResourceType, part: int, after: list[Any] | None)
         "pit": {"id": job["pits"][alias], "keep_alive": f"{JOB_LIFETIME_SECONDS}s"},
         "sort": ["_shard_doc"],
         "track_total_hits": False,
-        "_source": ["resource", "lastUpdated"] if alias == "plans" else list(HIT_SOURCE),
+        "_source": ["resource", "lastUpdated"] if alias == "plans" else list(RESOURCE_SOURCE),
     }
     files = job["files"][kind]
     if files > 1:

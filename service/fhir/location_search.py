@@ -10,19 +10,14 @@ from typing import Any
 from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import IndexNames
-from service.fhir import store
 from service.fhir.bundle import Page
 from service.fhir.hits import hit_of
 from service.fhir.includes import brought_along
 from service.fhir.models import Search
-from service.fhir.query import (
-    build_query,
-    decode_cursor,
-    encode_cursor,
-    location_matches,
-    miles_from,
-)
+from service.fhir.paging import decode_cursor, encode_cursor
+from service.fhir.query import build_query, location_matches, miles_inside_near
 from service.fhir.resources import location
+from service.search_kit import store as search_index
 
 MAX_ROUNDS = 5  # a page reads at most this many pages of hits
 
@@ -37,7 +32,7 @@ async def location_page(
     previous: list[Any] | None = after  # the sort values of the hit before the current one
     for _ in range(MAX_ROUNDS):
         body = build_query(search, search.count + 1, after, today)
-        response = await store.search(es, names, body)
+        response = await search_index.search(es, names, body)
         hits = response["hits"]["hits"]
         for raw in hits:
             if len(page.matches) == search.count:  # full, and this hit may have more
@@ -51,7 +46,7 @@ async def location_page(
             for place in taken:
                 found = location(hit.provider, place)
                 page.matches.append(found)
-                miles = miles_from(search.near, place) if search.near else None
+                miles = miles_inside_near(search.near, place) if search.near else None
                 if miles is not None:
                     page.miles[("Location", found["id"])] = miles
             page.included += brought_along(search, hit.provider, taken, hit.locations, hit.networks)

@@ -6,6 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, get_args
 
+from core.documents import EntityType
+from service.search_kit.limits import MAX_PAGE_SIZE, MAX_RADIUS_MILES
+
 ResourceType = Literal[
     "Practitioner",
     "PractitionerRole",
@@ -19,6 +22,17 @@ ResourceType = Literal[
 RESOURCE_TYPES: Final[tuple[ResourceType, ...]] = get_args(ResourceType)
 # Published by payers' directories and served as they gave them (service.fhir.published).
 PUBLISHED_TYPES: Final[tuple[ResourceType, ...]] = ("HealthcareService", "Endpoint")
+# The providers a type's resources are built from (None: not providers, or both kinds).
+ENTITY_TYPES: Final[dict[ResourceType, EntityType | None]] = {
+    "Practitioner": "individual",
+    "PractitionerRole": "individual",
+    "Organization": "organization",
+    "Location": None,
+    "InsurancePlan": None,
+    "OrganizationAffiliation": "organization",
+    "HealthcareService": None,
+    "Endpoint": None,
+}
 TERMS = "terms"  # their parameters match the document's ``terms`` (core.fhir_terms.term)
 ParamType = Literal["token", "string", "date", "reference", "special"]
 Resource = dict[str, Any]
@@ -26,9 +40,9 @@ FHIR_PREFIX: Final = "/fhir"
 FHIR_VERSION: Final = "4.0.1"
 FHIR_JSON: Final = "application/fhir+json"
 DEFAULT_COUNT: Final = 20
-MAX_COUNT: Final = 100
+MAX_COUNT: Final = MAX_PAGE_SIZE
 DEFAULT_NEAR_MILES: Final = 25.0
-MAX_NEAR_MILES: Final = 100.0
+MAX_NEAR_MILES: Final = MAX_RADIUS_MILES
 TEXT_PARAMETER: Final = "_text"
 # The units a near distance may be given in: miles per unit, and the unit's UCUM code.
 NEAR_UNITS: Final = {

@@ -28,6 +28,7 @@ from service.fhir.models import (
     Search,
 )
 from service.fhir.parameters import CONTROL_PARAMETERS, PARAMETERS
+from service.search_kit.limits import MAX_TEXT_LENGTH
 
 MODIFIERS = {"string": ("exact", "contains"), "token": (), "reference": (), "date": ()}
 DATE_PREFIXES = ("eq", "ne", "gt", "lt", "ge", "le", "sa", "eb")
@@ -36,7 +37,6 @@ _DATE = re.compile(
     r"(T[0-2][0-9]:[0-5][0-9](:[0-5][0-9](\.[0-9]+)?)?(Z|[+-][0-2][0-9]:[0-5][0-9])?)?)?)?$"
 )
 _FORMATS = {"json", "application/json", "application/fhir+json"}
-MAX_TEXT = 256
 
 
 def _invalid(name: str, message: str) -> InvalidInput:
@@ -163,8 +163,8 @@ def read_search(
         if name == "near":
             near = _near(value)
         elif name == TEXT_PARAMETER:
-            if not value.strip() or len(value) > MAX_TEXT:
-                raise _invalid(name, f"1 to {MAX_TEXT} characters")
+            if not value.strip() or len(value) > MAX_TEXT_LENGTH:
+                raise _invalid(name, f"1 to {MAX_TEXT_LENGTH} characters")
             text = value
         else:
             clauses.append(_clause(name, param, modifier or None, value))

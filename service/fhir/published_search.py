@@ -12,13 +12,13 @@ from service.fhir import store
 from service.fhir.bundle import Page
 from service.fhir.hits import hit_of
 from service.fhir.models import Resource, Search
+from service.fhir.paging import decode_cursor, encode_cursor
 from service.fhir.published import (
     organization_query,
     published_query,
     published_resource,
     references,
 )
-from service.fhir.query import decode_cursor, encode_cursor
 from service.fhir.resources import organization
 
 MAX_REVINCLUDED = 1000  # published resources brought along by one page of organisations

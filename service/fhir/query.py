@@ -3,42 +3,28 @@ the parameters a Location search applies to each location of a hit."""
 
 from __future__ import annotations
 
-import base64
-import binascii
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
-import orjson
-
 from core.documents import Json, Location
 from core.fhir_terms import address_terms, city_terms, matches, postal_terms, state_terms
-from core.geo import haversine_miles
-from core.network import NETWORKS_FIELD, in_network_clause
+from core.network import in_network_clause
 from core.plan_net_codes import NPI_SYSTEM, NUCC_SYSTEM, ORG_TYPE_SYSTEM, PROVIDER_ROLE_SYSTEM
 from core.text import normalize
-from service.errors import InvalidInput
 from service.fhir.elements import PROVIDER_ORGANIZATION
-from service.fhir.models import Clause, Near, ResourceType, Search
+from service.fhir.models import ENTITY_TYPES, Clause, Near, Search
 from service.fhir.parameters import NPI_IDENTIFIER, PROVIDER_TYPE, TARGETS
+from service.search_kit.filters import entity_filter
+from service.search_kit.geo import distance_sort, miles_inside, radius_filter
+from service.search_kit.limits import RESOURCE_SOURCE
 
 _TOKEN_SYSTEMS = {
     "taxonomyCodes": NUCC_SYSTEM,
     "roleCodes": PROVIDER_ROLE_SYSTEM,
     NPI_IDENTIFIER: NPI_SYSTEM,
 }
-_ENTITY_TYPES: dict[ResourceType, str | None] = {
-    "Practitioner": "individual",
-    "PractitionerRole": "individual",
-    "Organization": "organization",
-    "Location": None,
-    "InsurancePlan": None,
-    "OrganizationAffiliation": "organization",
-    "HealthcareService": None,
-    "Endpoint": None,
-}
 NOTHING: Json = {"bool": {"must_not": {"match_all": {}}}}
 NETWORK_PARAMETER = "network"
-HIT_SOURCE = ("provider", "locations", NETWORKS_FIELD)
 
 
 def _token_code(clause_field: str, value: str) -> str | None:
@@ -167,14 +153,13 @@ def _filters(search: Search, today: date | None) -> list[Json]:
     filters += [_in_network(keys, today) for keys in search.network_keys]
     if search.kind == "OrganizationAffiliation":  # an organisation in a network: an affiliation
         filters.append(in_network_clause(None, today) if today else NOTHING)
-    entity_type = _ENTITY_TYPES[search.kind]
+    entity_type = ENTITY_TYPES[search.kind]
     if entity_type:
-        filters.append({"term": {"entityType": entity_type}})
+        filters.append(entity_filter(entity_type))
     if search.kind == "Location" and any(c.name.startswith("organization") for c in search.clauses):
-        filters.append({"term": {"entityType": "organization"}})
+        filters.append(entity_filter("organization"))
     if search.near is not None:
-        point = {"lat": search.near.lat, "lon": search.near.lng}
-        filters.append({"geo_distance": {"distance": f"{search.near.miles}mi", "points": point}})
+        filters.append(radius_filter(search.near.lat, search.near.lng, search.near.miles))
     return filters
 
 
@@ -182,9 +167,7 @@ def sort_of(search: Search) -> list[Json]:
     by_npi = {"npi": "asc"}
     if search.near is None:
         return [by_npi]
-    point = {"lat": search.near.lat, "lon": search.near.lng}
-    distance = {"points": point, "order": "asc", "unit": "mi", "mode": "min"}
-    return [{"_geo_distance": distance}, by_npi]
+    return [distance_sort(search.near.lat, search.near.lng), by_npi]
 
 
 def build_query(
@@ -196,7 +179,7 @@ def build_query(
         "sort": sort_of(search),
         "size": size,
         "track_total_hits": search.kind != "Location",
-        "_source": list(HIT_SOURCE),
+        "_source": list(RESOURCE_SOURCE),
     }
     if after is not None:
         body["search_after"] = after
@@ -217,39 +200,8 @@ def members_query(keys: list[str], today: date, size: int) -> Json:
         },
         "sort": [{"npi": "asc"}],
         "size": size,
-        "_source": list(HIT_SOURCE),
+        "_source": list(RESOURCE_SOURCE),
     }
-
-
-# ---- paging: where the next page starts, as an opaque token ----
-
-
-def encode_cursor(after: list[Any] | None, skip: int = 0, phase: str | None = None) -> str:
-    """Where the next page starts: after the hit with these sort values, ``skip`` matches
-    further (a Location page ending inside a hit; a page of resources held in memory), in
-    ``phase`` (an Organization search's payers and networks, after its providers)."""
-    raw = orjson.dumps({"after": after, "skip": skip, "phase": phase})
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def decode_cursor(token: str | None) -> tuple[list[Any] | None, int, str | None]:
-    """``encode_cursor``'s values; the first page's (nothing after, nothing skipped) for None."""
-    if token is None:
-        return None, 0, None
-    try:
-        decoded = orjson.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
-        after, skip, phase = decoded["after"], int(decoded["skip"]), decoded.get("phase")
-    except (ValueError, KeyError, TypeError, AttributeError, binascii.Error):
-        raise InvalidInput("_cursor", "_cursor: not a page this server gave") from None
-    sort_values = after if isinstance(after, list) else []
-    if (
-        (after is not None and not isinstance(after, list))
-        or len(sort_values) > 2
-        or any(isinstance(v, bool) or not isinstance(v, str | int | float) for v in sort_values)
-        or not isinstance(phase, str | None)
-    ):
-        raise InvalidInput("_cursor", "_cursor: not a page this server gave")
-    return after, max(skip, 0), phase
 
 
 # ---- the locations of a hit that a Location search asks for ----
@@ -271,16 +223,10 @@ def _location_value(clause: Clause, value: str, location: Location) -> bool:
     return matches(terms, value, clause.modifier)
 
 
-def miles_from(near: Near, location: Location) -> float | None:
-    lat, lng = location["address"]["lat"], location["address"]["lng"]
-    if lat is None or lng is None:
-        return None
-    return haversine_miles(near.lat, near.lng, lat, lng)
-
-
-def _near_location(near: Near, location: Location) -> bool:
-    miles = miles_from(near, location)
-    return miles is not None and miles <= near.miles
+def miles_inside_near(near: Near, location: Location) -> float | None:
+    """The location's distance when it is inside the near search's radius (the one rule of
+    service.search_kit.geo); else None."""
+    return miles_inside(near.lat, near.lng, location, near.miles)
 
 
 def location_matches(search: Search, location: Location) -> bool:
@@ -289,4 +235,4 @@ def location_matches(search: Search, location: Location) -> bool:
             _location_value(clause, value, location) for value in clause.values
         ):
             return False
-    return search.near is None or _near_location(search.near, location)
+    return search.near is None or miles_inside_near(search.near, location) is not None

@@ -14,8 +14,9 @@ from service.fhir.hits import hit_of
 from service.fhir.models import PUBLISHED_TYPES, Resource, ResourceType
 from service.fhir.plans import PlanResources, county_location_id
 from service.fhir.published import published_resource
-from service.fhir.query import HIT_SOURCE
 from service.fhir.resources import location, resource_of, serves
+from service.search_kit import store as search_index
+from service.search_kit.limits import RESOURCE_SOURCE
 
 
 async def read_resource(
@@ -50,9 +51,9 @@ async def _location(es: AsyncElasticsearch, names: IndexNames, resource_id: str)
     body = {
         "query": {"term": {"locationIds": resource_id}},
         "size": 1,
-        "_source": list(HIT_SOURCE),
+        "_source": list(RESOURCE_SOURCE),
     }
-    for hit in (await store.search(es, names, body))["hits"]["hits"]:
+    for hit in (await search_index.search(es, names, body))["hits"]["hits"]:
         for place in hit["_source"]["locations"]:
             if place["id"] == resource_id:
                 return location(hit["_source"]["provider"], place)

@@ -18,7 +18,6 @@ from elasticsearch import AsyncElasticsearch
 from pydantic import ValidationError
 
 from core.index_contract import IndexNames
-from core.network import NETWORKS_FIELD
 from service.errors import InvalidInput
 from service.fhir import store
 from service.fhir.bundle import Page
@@ -27,20 +26,18 @@ from service.fhir.ids import network_id
 from service.fhir.includes import brought_along, plan_references
 from service.fhir.location_search import location_page
 from service.fhir.memory import found_in_memory, network_keys
-from service.fhir.models import PUBLISHED_TYPES, TEXT_PARAMETER, Resource, Search
+from service.fhir.models import ENTITY_TYPES, PUBLISHED_TYPES, TEXT_PARAMETER, Resource, Search
+from service.fhir.paging import decode_cursor, encode_cursor
 from service.fhir.plans import PlanResources
 from service.fhir.published_search import published_naming, published_page
-from service.fhir.query import (
-    NETWORK_PARAMETER,
-    build_query,
-    decode_cursor,
-    encode_cursor,
-    members_query,
-)
+from service.fhir.query import NETWORK_PARAMETER, build_query, members_query
 from service.fhir.resources import resource_of
-from service.search.models import MAX_WINDOW, SearchRequest
+from service.search.models import SearchRequest
 from service.search.places import LatLng
-from service.search.search import first_page_hits
+from service.search.search import question_hits
+from service.search_kit import store as search_index
+from service.search_kit.geo import sorted_miles
+from service.search_kit.limits import MAX_WINDOW, RESOURCE_SOURCE
 
 PLAN_PHASE = "plans"  # an Organization page past the providers
 MAX_MEMBERS = 1000
@@ -73,19 +70,19 @@ async def search_resources(
     organizations = plans is not None and search.kind == "Organization"
     if phase == PLAN_PHASE and plans is not None:  # the providers were all given
         page = _memory_page(search, plans.organizations, plans)
-        counted = await store.search(es, names, build_query(search, 0, None, today))
+        counted = await search_index.search(es, names, build_query(search, 0, None, today))
         page.total = (page.total or 0) + int(counted["hits"]["total"]["value"])
         page.included += await _network_members(es, names, search, page, plans, today)
         return page
     body = build_query(search, search.count + 1, after, today)
-    response = await store.search(es, names, body)
+    response = await search_index.search(es, names, body)
     hits = response["hits"]["hits"]
     page = Page(total=int(response["hits"]["total"]["value"]))
     for raw in hits[: search.count]:
         hit = hit_of(raw, today)
         _add_match(page, search, hit, plans)
-        if search.near is not None:  # sorted nearest first: the first sort value is the miles
-            page.miles[(search.kind, page.matches[-1]["id"])] = float(raw["sort"][0])
+        if search.near is not None:  # sorted nearest first: the first sort value's distance
+            page.miles[(search.kind, page.matches[-1]["id"])] = sorted_miles(raw["sort"][0])
     if len(hits) > search.count > 0:
         page.next_cursor = encode_cursor(hits[search.count - 1]["sort"])
     if search.kind == "Organization":
@@ -115,7 +112,7 @@ async def _network_members(
     keys = [record.key for record in plans.records if network_id(record.key) in on_page]
     if not keys:
         return []
-    response = await store.search(es, names, members_query(keys, today, MAX_MEMBERS))
+    response = await search_index.search(es, names, members_query(keys, today, MAX_MEMBERS))
     found = []
     for raw in response["hits"]["hits"]:
         hit = hit_of(raw, today)
@@ -165,7 +162,7 @@ async def _text_search(
 ) -> Page:
     _, offset, _ = decode_cursor(search.cursor)
     near = search.near
-    entity_type = "organization" if search.kind == "Organization" else "individual"
+    entity_type = ENTITY_TYPES[search.kind] or "individual"
     place = {"location": LatLng(lat=near.lat, lng=near.lng), "radius": near.miles} if near else {}
     try:
         request = SearchRequest.model_validate(
@@ -180,7 +177,7 @@ async def _text_search(
     except ValidationError as error:
         why = error.errors()[0]["msg"]
         raise InvalidInput(TEXT_PARAMETER, f"{TEXT_PARAMETER}: {why}") from None
-    response = await first_page_hits(es, names, request, today=today, also=[NETWORKS_FIELD])
+    response = await question_hits(es, names, request, today=today, source=RESOURCE_SOURCE)
     total = int(response["hits"]["total"]["value"])
     page = Page(total=total)
     for raw in response["hits"]["hits"][: search.count]:

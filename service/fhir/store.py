@@ -8,15 +8,11 @@ from elasticsearch import AsyncElasticsearch
 from core.documents import Json
 from core.index_contract import IndexNames, loaded_on
 from service.fhir.plans import PlanRecord
-from service.fhir.query import HIT_SOURCE
+from service.search_kit.limits import MAX_WINDOW, RESOURCE_SOURCE
+from service.search_kit.store import documents
 from service.storage import elasticsearch_errors, search_whole
 
-SEARCH_INDEX = "the search index"
-MAX_PLANS = 10_000  # an index window: far above the plans of any directory
-
-
-async def search(es: AsyncElasticsearch, names: IndexNames, body: Json) -> Json:
-    return await search_whole(es, names.alias("search"), body, SEARCH_INDEX)
+MAX_PLANS = MAX_WINDOW  # far above the plans of any directory
 
 
 # Every plan: the plans index holds hundreds of plans, not millions.
@@ -39,16 +35,7 @@ async def plans(es: AsyncElasticsearch, names: IndexNames) -> list[PlanRecord]:
 async def providers(es: AsyncElasticsearch, names: IndexNames, npis: list[str]) -> list[Json]:
     """The search documents of these NPIs as hits (provider, locations and in-network periods:
     a read, an include and a search build the same resource), in that order (those found)."""
-    if not npis:
-        return []
-    with elasticsearch_errors(SEARCH_INDEX):
-        response = await es.mget(
-            index=names.alias("search"),
-            ids=npis,
-            source_includes=list(HIT_SOURCE),
-            realtime=False,
-        )
-    return [{"_source": doc["_source"]} for doc in response["docs"] if doc.get("found")]
+    return await documents(es, names, npis, RESOURCE_SOURCE)
 
 
 async def published(es: AsyncElasticsearch, names: IndexNames, body: Json) -> Json:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
 from typing import Any
 
 import orjson
@@ -11,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from service.errors import CursorNotFound
 from service.search.models import SearchRequest
+from service.search_kit.tokens import decode_token, encode_token
 
 CURSOR_VERSION = 1
 
@@ -31,14 +30,13 @@ def encode_cursor(request: SearchRequest, pit: str | None, after: list[Any]) -> 
         pit=pit,
         after=after,
     )
-    return base64.urlsafe_b64encode(orjson.dumps(state.model_dump())).decode().rstrip("=")
+    return encode_token(state.model_dump())
 
 
 def decode_cursor(cursor: str, page_size: int | None) -> tuple[SearchRequest, CursorState]:
     """The original request (with this page's size) and the paging state."""
     try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        state = CursorState.model_validate(orjson.loads(raw))
+        state = CursorState.model_validate(decode_token(cursor))
         if state.v != CURSOR_VERSION:
             raise CursorNotFound("the cursor is from another version")
         fields = {**state.request, "facets": False}
@@ -47,6 +45,6 @@ def decode_cursor(cursor: str, page_size: int | None) -> tuple[SearchRequest, Cu
         request = SearchRequest.model_validate_json(orjson.dumps(fields))
     except CursorNotFound:
         raise
-    except (binascii.Error, ValueError, orjson.JSONDecodeError, ValidationError) as error:
+    except (ValueError, ValidationError) as error:
         raise CursorNotFound("no search issued this cursor") from error
     return request, state

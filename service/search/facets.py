@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.search.geo_clauses import point
 from service.search.places import ResolvedPlace
 from service.search.responses import FacetCount, Facets
+from service.search_kit.geo import point
 
 Body = dict[str, Any]
 DISTANCE_BANDS = [(0, 5), (5, 10), (10, 25), (25, None)]
@@ -28,7 +28,7 @@ def facet_aggregations(place: ResolvedPlace | None, radius_miles: float) -> Body
         aggs["distance"] = {
             "geo_distance": {
                 "field": "points",
-                "origin": point(place),
+                "origin": point(place.lat, place.lng),
                 "unit": "mi",
                 "ranges": _ranges_in_radius(radius_miles),
             }

@@ -17,12 +17,16 @@ from service.fields import (
     request_config,
 )
 from service.search.places import LocationInput
+from service.search_kit.limits import (
+    CURSOR_LIFE_MINUTES,
+    MAX_PAGE_SIZE,
+    MAX_RADIUS_MILES,
+    MAX_TEXT_LENGTH,
+    MAX_WINDOW,
+)
 
-MAX_WINDOW = 10_000  # offset + pageSize beyond this needs a cursor (Elasticsearch's window)
 DEFAULT_RADIUS_MILES = 25.0
-MAX_RADIUS_MILES = 100.0
 CURSOR_PAGE_FIELDS = frozenset({"cursor", "pageSize"})
-CURSOR_LIFE_MINUTES = 5  # a cursor's point in time lives this long after its last use
 # What ``SearchRequest._consistent`` checks, stated in its JSON Schema for clients and test
 # generators; inside allOf, so that client generators still give the body a typed model.
 SEARCH_RULES: Json = {
@@ -66,10 +70,10 @@ class SearchRequest(BaseModel):
         "'Austin, TX' or '40.71,-74.00'"
     }
 
-    query: str | None = Field(default=None, max_length=256)
+    query: str | None = Field(default=None, max_length=MAX_TEXT_LENGTH)
     location: LocationInput | None = None
     radius: float | None = Field(default=None, gt=0, le=MAX_RADIUS_MILES, description="miles")
-    pageSize: Integral = Field(default=50, ge=1, le=100)
+    pageSize: Integral = Field(default=50, ge=1, le=MAX_PAGE_SIZE)
     offset: Integral = Field(
         default=0,
         ge=0,

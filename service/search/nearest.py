@@ -16,15 +16,18 @@ from collections.abc import Sequence
 from typing import Any
 
 from core.documents import Json
-from service.search.geo_clauses import radius_filter
 from service.search.models import SearchRequest
 from service.search.query import build_search
 from service.search.question import Question
+from service.search_kit.geo import radius_filter
+from service.search_kit.limits import ANSWER_SOURCE
 
 RING_MILES = 2.0  # holds a page almost anywhere a wide radius is expensive
 
 
-def ring_bodies(question: Question, also: Sequence[str] = ()) -> tuple[Json, Json] | None:
+def ring_bodies(
+    question: Question, source: Sequence[str] = ANSWER_SOURCE
+) -> tuple[Json, Json] | None:
     """The ring's page and the whole radius's count; None when the ring cannot answer (not
     sorted by distance, a radius no wider than the ring, facets over the whole radius)."""
     request, place = question.request, question.place
@@ -32,11 +35,12 @@ def ring_bodies(question: Question, also: Sequence[str] = ()) -> tuple[Json, Jso
         return None
     if request.radius_miles <= RING_MILES:
         return None
-    whole = build_search(question, also=also)
+    whole = build_search(question, source=source)
+    inside_ring = radius_filter(place.lat, place.lng, RING_MILES)
     window = _window(request)
     ring = {
         **whole,
-        "query": {"bool": {"filter": [whole["query"], radius_filter(place, RING_MILES)]}},
+        "query": {"bool": {"filter": [whole["query"], inside_ring]}},
         "track_total_hits": window,  # counted only as far as it decides
     }
     count = {"query": whole["query"], "size": 0, "track_total_hits": True}

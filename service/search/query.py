@@ -15,7 +15,6 @@ from core.network import in_network_clause, network_key
 from core.plans import canonical_bid_id, plan_key
 from core.text import normalize
 from service.search.facets import facet_aggregations
-from service.search.geo_clauses import distance_sort, point, radius_filter
 from service.search.interpret import Interpretation
 from service.search.places import ResolvedPlace
 from service.search.question import Question
@@ -26,6 +25,8 @@ from service.search.specialty_clauses import (
     specialty_clause,
     specialty_rank,
 )
+from service.search_kit.geo import distance_sort, point, radius_filter
+from service.search_kit.limits import ANSWER_SOURCE
 
 Body = dict[str, Any]
 TEXT_FIELDS = [
@@ -50,7 +51,7 @@ def _closeness(place: ResolvedPlace, radius_miles: float) -> Body:
                 {
                     "gauss": {
                         "points": {
-                            "origin": point(place),
+                            "origin": point(place.lat, place.lng),
                             "scale": f"{max(radius_miles / 2, 0.5)}mi",
                         },
                         "multi_value_mode": "min",
@@ -174,7 +175,9 @@ def request_filters(question: Question) -> list[Body]:
     """Every filter of the request (the radius too), without the text and the ranking."""
     filters = _filters(question)
     if question.place is not None:
-        filters.append(radius_filter(question.place, question.request.radius_miles))
+        filters.append(
+            radius_filter(question.place.lat, question.place.lng, question.request.radius_miles)
+        )
     return filters
 
 
@@ -185,7 +188,7 @@ def query_clause(question: Question) -> Body:
     filters = _filters(question)
     should += _ranking(question)
     if place is not None:
-        filters.append(radius_filter(place, request.radius_miles))
+        filters.append(radius_filter(place.lat, place.lng, request.radius_miles))
         if request.effective_sort == "relevance":  # sorted by distance, a score is unused
             should.append(_closeness(place, request.radius_miles))
     must = [required] if required else []
@@ -195,21 +198,24 @@ def query_clause(question: Question) -> Body:
 def _sort(question: Question) -> list[Body]:
     request, place = question.request, question.place
     if request.effective_sort == "distance" and place is not None:
-        return [distance_sort(place), {"npi": "asc"}]
+        return [distance_sort(place.lat, place.lng), {"npi": "asc"}]
     return [{"_score": "desc"}, {"npi": "asc"}]
 
 
 def build_search(
-    question: Question, *, search_after: list[Any] | None = None, also: Sequence[str] = ()
+    question: Question,
+    *,
+    search_after: list[Any] | None = None,
+    source: Sequence[str] = ANSWER_SOURCE,
 ) -> Body:
-    """``also``: stored fields the hits carry besides the answer's provider and locations."""
+    """``source``: the stored fields the hits carry (service.search_kit.limits)."""
     request = question.request
     body: Body = {
         "query": query_clause(question),
         "sort": _sort(question),
         "size": request.pageSize if search_after is not None else request.window_size,
         "track_total_hits": True,
-        "_source": ["provider", "locations", *also],
+        "_source": list(source),
     }
     if search_after is not None:
         body["search_after"] = search_after

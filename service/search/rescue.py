@@ -17,13 +17,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from service.search.geo_clauses import METRES_PER_MILE, distance_sort
 from service.search.interpret import Interpretation
-from service.search.models import MAX_RADIUS_MILES
 from service.search.query import filtered_languages, query_clause, request_filters, word_match
 from service.search.question import Question
 from service.search.responses import NoResults
 from service.search.vocabulary import medical_words, vocabulary_suggestion
+from service.search_kit.geo import distance_sort, sorted_miles
+from service.search_kit.limits import MAX_RADIUS_MILES
 
 Body = dict[str, Any]
 
@@ -91,7 +91,7 @@ def explain_bodies(question: Question) -> list[Body]:
                 "_source": False,
                 "track_total_hits": True,
                 "query": query_clause(question.anywhere()),
-                "sort": [distance_sort(place)],
+                "sort": [distance_sort(place.lat, place.lng)],
             }
         )
     bodies += [
@@ -117,7 +117,7 @@ def no_results(question: Question, answers: list[Body]) -> NoResults:
         explained["unlistedLanguages"] = unlisted
         return explained
     if place is not None and _total(answers[1]) > 0:
-        nearest = float(answers[1]["hits"]["hits"][0]["sort"][0]) / METRES_PER_MILE
+        nearest = sorted_miles(answers[1]["hits"]["hits"][0]["sort"][0])
         needed = math.ceil(nearest + 0.01)
         explained["reason"] = "outside_radius"
         explained["beyondRadius"] = {

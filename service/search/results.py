@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import cast
 
 from core.documents import Json, Location
-from core.geo import haversine_miles
 from service.search.cursor import encode_cursor
 from service.search.facets import facets
 from service.search.places import ResolvedPlace
@@ -17,25 +16,20 @@ from service.search.responses import (
     SearchResult,
     SearchResultLocation,
 )
+from service.search_kit.geo import miles_inside
 
 MAX_LOCATIONS_PER_RESULT = 100
-# Elasticsearch measures from coordinates rounded to about a centimetre; a location it found
-# inside the radius must not be dropped here for that difference.
-RADIUS_TOLERANCE_MILES = 0.001
 
 
 def in_radius_locations(
     locations: list[Location], place: ResolvedPlace, radius_miles: float
 ) -> list[SearchResultLocation]:
-    """The locations inside the radius, nearest first, each with its distance (the formula and
-    earth radius of Elasticsearch's arc distance, so the first equals the distance sort value)."""
+    """The locations inside the radius (service.search_kit.geo), nearest first, each with its
+    distance."""
     found: list[tuple[float, Location]] = []
     for location in locations:
-        lat, lng = location["address"]["lat"], location["address"]["lng"]
-        if lat is None or lng is None:
-            continue
-        miles = haversine_miles(place.lat, place.lng, lat, lng)
-        if miles <= radius_miles + RADIUS_TOLERANCE_MILES:
+        miles = miles_inside(place.lat, place.lng, location, radius_miles)
+        if miles is not None:
             found.append((miles, location))
     found.sort(key=lambda entry: entry[0])
     return [

@@ -12,7 +12,7 @@ from elasticsearch import AsyncElasticsearch
 
 from core.documents import Json
 from core.index_contract import IndexNames
-from service.search import rescue, store
+from service.search import rescue
 from service.search.cursor import decode_cursor
 from service.search.models import SearchRequest
 from service.search.nearest import ring_answer, ring_bodies
@@ -20,6 +20,8 @@ from service.search.query import build_search
 from service.search.question import Question, read_question
 from service.search.responses import SearchResponse
 from service.search.results import search_response
+from service.search_kit import store
+from service.search_kit.limits import ANSWER_SOURCE
 
 
 async def search_providers(
@@ -39,40 +41,47 @@ async def search_providers(
     return await _rescue(es, names, question, response)
 
 
-async def first_page_hits(
+async def question_hits(
     es: AsyncElasticsearch,
     names: IndexNames,
     request: SearchRequest,
     *,
     today: date,
-    also: Sequence[str] = (),
+    source: Sequence[str],
 ) -> Json:
-    """The Elasticsearch answer of an offset page (words that match nothing dropped, as the
-    answer would), its hits carrying ``also`` too: for the FHIR API's ``_text``, which answers
-    the hits as resources of its own."""
+    """The question -> hits API: the Elasticsearch answer of an offset page, read and ranked
+    as a search reads and ranks it (words that match nothing dropped, as the answer would),
+    its hits carrying ``source`` (service.search_kit.limits). The FHIR API's ``_text`` answers
+    them as resources of its own."""
     question = read_question(request, today)
-    response = await _first_page(es, names, question, also)
+    response = await _first_page(es, names, question, source)
     if _total(response) > 0:
         return response
-    dropped = await _without_unmatched_words(es, names, question, also)
+    dropped = await _without_unmatched_words(es, names, question, source)
     return response if dropped is None else dropped[1]
 
 
 async def _first_page(
-    es: AsyncElasticsearch, names: IndexNames, question: Question, also: Sequence[str] = ()
+    es: AsyncElasticsearch,
+    names: IndexNames,
+    question: Question,
+    source: Sequence[str] = ANSWER_SOURCE,
 ) -> Json:
     """Nearest first from the ring around the point when it holds the page (nearest.py)."""
-    bodies = ring_bodies(question, also)
+    bodies = ring_bodies(question, source)
     if bodies is not None:
         ring, count = await store.msearch(es, names, list(bodies))
         answer = ring_answer(question, ring, count)
         if answer is not None:
             return answer
-    return await store.search(es, names, build_search(question, also=also))
+    return await store.search(es, names, build_search(question, source=source))
 
 
 async def _without_unmatched_words(
-    es: AsyncElasticsearch, names: IndexNames, question: Question, also: Sequence[str] = ()
+    es: AsyncElasticsearch,
+    names: IndexNames,
+    question: Question,
+    source: Sequence[str] = ANSWER_SOURCE,
 ) -> tuple[Question, Json] | None:
     """The question without the words that match nothing, and its first page; None when
     every word matches something (or there are none)."""
@@ -82,7 +91,7 @@ async def _without_unmatched_words(
     relaxed = rescue.relaxed(question, counts)
     if relaxed is None:
         return None
-    return relaxed, await _first_page(es, names, relaxed, also)
+    return relaxed, await _first_page(es, names, relaxed, source)
 
 
 async def _rescue(

@@ -8,8 +8,9 @@ import pytest
 
 from core.documents import Location
 from service.errors import InvalidInput
+from service.fhir.paging import decode_cursor, encode_cursor
 from service.fhir.params import read_search
-from service.fhir.query import build_query, decode_cursor, encode_cursor, location_matches
+from service.fhir.query import build_query, location_matches
 
 
 def _filters(kind: Any, pairs: list[tuple[str, str]]) -> list[dict[str, Any]]:

@@ -1,13 +1,16 @@
-"""Runs search bodies against the search alias, with a point in time for cursor pages."""
+"""The search index's reads: searches, cursor pages in a point in time, multi-searches and
+documents by id."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from elasticsearch import AsyncElasticsearch, NotFoundError
 
 from core.documents import Json
 from core.index_contract import IndexNames
 from service.errors import CursorExpired
-from service.search.models import CURSOR_LIFE_MINUTES
+from service.search_kit.limits import CURSOR_LIFE_MINUTES
 from service.storage import (
     ALLOW_PARTIAL_RESULTS,
     WHOLE_ANSWERS_ONLY,
@@ -49,3 +52,16 @@ async def msearch(es: AsyncElasticsearch, names: IndexNames, bodies: list[Json])
     """Several small searches in one round trip; one answer per body, in order."""
     searches = [part for body in bodies for part in (WHOLE_ANSWERS_ONLY, body)]
     return await multi_search(es, searches, SEARCH_INDEX, index=names.alias("search"))
+
+
+async def documents(
+    es: AsyncElasticsearch, names: IndexNames, ids: list[str], fields: Sequence[str]
+) -> list[Json]:
+    """These documents' ``fields`` as hits, in that order (those found)."""
+    if not ids:
+        return []
+    with elasticsearch_errors(SEARCH_INDEX):
+        response = await es.mget(
+            index=names.alias("search"), ids=ids, source_includes=list(fields), realtime=False
+        )
+    return [{"_source": doc["_source"]} for doc in response["docs"] if doc.get("found")]

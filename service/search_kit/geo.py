@@ -1,0 +1,51 @@
+"""The searched point: the radius filter, the distance sort and the in-radius rule (pure)."""
+
+from __future__ import annotations
+
+from core.documents import Json, Location
+from core.geo import haversine_miles
+
+METRES_PER_MILE = 1609.344
+# Elasticsearch measures from coordinates rounded to about a centimetre; a location it found
+# inside the radius must not be dropped for that difference.
+RADIUS_TOLERANCE_MILES = 0.001
+
+
+def point(lat: float, lng: float) -> dict[str, float]:
+    return {"lat": lat, "lon": lng}
+
+
+def radius_filter(lat: float, lng: float, miles: float) -> Json:
+    """Providers with a location inside the radius."""
+    return {"geo_distance": {"distance": f"{miles}mi", "points": point(lat, lng)}}
+
+
+def distance_sort(lat: float, lng: float) -> Json:
+    """Nearest location first. One point, ascending, arc, mode min and metres (the default unit)
+    is exactly what Elasticsearch hands to Lucene's distance sort, which skips documents outside
+    the current top's bounding box; any other unit falls back to computing every distance. Sort
+    values are therefore metres (``sorted_miles``)."""
+    return {
+        "_geo_distance": {
+            "points": point(lat, lng),
+            "order": "asc",
+            "mode": "min",
+            "distance_type": "arc",
+        }
+    }
+
+
+def sorted_miles(sort_value: float) -> float:
+    """The miles of ``distance_sort``'s sort value."""
+    return float(sort_value) / METRES_PER_MILE
+
+
+def miles_inside(lat: float, lng: float, location: Location, radius_miles: float) -> float | None:
+    """The location's distance when it is inside the radius (the formula and earth radius of
+    Elasticsearch's arc distance, so the nearest equals the distance sort's value); None when
+    it is outside or has no coordinates."""
+    there_lat, there_lng = location["address"]["lat"], location["address"]["lng"]
+    if there_lat is None or there_lng is None:
+        return None
+    miles = haversine_miles(lat, lng, there_lat, there_lng)
+    return miles if miles <= radius_miles + RADIUS_TOLERANCE_MILES else None
