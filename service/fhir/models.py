@@ -4,9 +4,9 @@ service.fhir.parameters) and a parsed search."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, get_args
+from typing import Final, Literal, get_args
 
-from core.documents import EntityType
+from core.documents import EntityType, Json
 from service.search_kit.limits import MAX_PAGE_SIZE, MAX_RADIUS_MILES
 
 ResourceType = Literal[
@@ -35,7 +35,7 @@ ENTITY_TYPES: Final[dict[ResourceType, EntityType | None]] = {
 }
 TERMS = "terms"  # their parameters match the document's ``terms`` (core.fhir_terms.term)
 ParamType = Literal["token", "string", "date", "reference", "special"]
-Resource = dict[str, Any]
+Resource = Json  # a FHIR resource (or element) as JSON
 FHIR_PREFIX: Final = "/fhir"
 FHIR_VERSION: Final = "4.0.1"
 FHIR_JSON: Final = "application/fhir+json"

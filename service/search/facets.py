@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from core.documents import Json
 from service.search.places import ResolvedPlace
 from service.search.responses import FacetCount, Facets
 from service.search_kit.geo import point
 
-Body = dict[str, Any]
 DISTANCE_BANDS = [(0, 5), (5, 10), (10, 25), (25, None)]
 FACET_SIZE = 20
 RADIUS_EPSILON_MILES = 1e-6
@@ -18,8 +16,8 @@ def band_key(low: int, high: int | None) -> str:
     return f"{low}-{high}" if high is not None else f"{low}+"
 
 
-def facet_aggregations(place: ResolvedPlace | None, radius_miles: float) -> Body:
-    aggs: Body = {
+def facet_aggregations(place: ResolvedPlace | None, radius_miles: float) -> Json:
+    aggs: Json = {
         "specialty": {"terms": {"field": "specialtyNames", "size": FACET_SIZE}},
         "gender": {"terms": {"field": "gender", "size": 5}},
         "language": {"terms": {"field": "languages.display", "size": FACET_SIZE}},
@@ -36,7 +34,7 @@ def facet_aggregations(place: ResolvedPlace | None, radius_miles: float) -> Body
     return aggs
 
 
-def _ranges_in_radius(radius_miles: float) -> list[Body]:
+def _ranges_in_radius(radius_miles: float) -> list[Json]:
     """The bands cut at the radius: a provider counts in each band where it has a location inside
     the radius (two bands, twice), never for a location outside it. A band's upper end is
     exclusive and the radius inclusive, hence the epsilon."""
@@ -48,7 +46,7 @@ def _ranges_in_radius(radius_miles: float) -> list[Body]:
     ]
 
 
-def facets(aggregations: Body) -> Facets:
+def facets(aggregations: Json) -> Facets:
     def buckets(name: str) -> list[FacetCount]:
         return [
             {"value": b["key"], "count": b["doc_count"]}

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from core.documents import Json
 from core.network import in_network_clause, network_key
 from core.plans import canonical_bid_id, plan_key
 from core.text import normalize
@@ -28,7 +29,6 @@ from service.search.specialty_clauses import (
 from service.search_kit.geo import distance_sort, point, radius_filter
 from service.search_kit.limits import ANSWER_SOURCE
 
-Body = dict[str, Any]
 TEXT_FIELDS = [
     "fullName^3",
     "names^2",
@@ -43,7 +43,7 @@ EXACT_NAME_WEIGHT = 20.0  # above a phrase in a longer name ("Thelma Vega LLC")
 PHRASE_WEIGHT = 4.0
 
 
-def _closeness(place: ResolvedPlace, radius_miles: float) -> Body:
+def _closeness(place: ResolvedPlace, radius_miles: float) -> Json:
     """Score in (0, CLOSENESS_WEIGHT]: nearer providers rank higher among equal text matches."""
     return {
         "function_score": {
@@ -64,7 +64,7 @@ def _closeness(place: ResolvedPlace, radius_miles: float) -> Body:
     }
 
 
-def word_match(word: str) -> Body:
+def word_match(word: str) -> Json:
     """A word anywhere exactly, or within one or two edits (by length) in a name."""
     return {
         "dis_max": {
@@ -86,7 +86,7 @@ def word_match(word: str) -> Body:
     }
 
 
-def text_clauses(interpretation: Interpretation) -> tuple[Body | None, list[Body]]:
+def text_clauses(interpretation: Interpretation) -> tuple[Json | None, list[Json]]:
     """(required clause, score-only clauses) for the free text.
 
     Each free word is matched across fields (fuzzy); with more than two words 75 % must match,
@@ -99,7 +99,7 @@ def text_clauses(interpretation: Interpretation) -> tuple[Body | None, list[Body
         return None, []
     required = {"bool": {"should": [word_match(w) for w in free], "minimum_should_match": "2<75%"}}
     name = interpretation.name_text or interpretation.text
-    bonus: list[Body] = [
+    bonus: list[Json] = [
         {"term": {"exactNames": {"value": name, "boost": EXACT_NAME_WEIGHT}}},
         {"match_phrase": {"fullName": {"query": name, "slop": 1, "boost": PHRASE_WEIGHT}}},
         {"match_phrase": {"organizations": {"query": name, "slop": 1, "boost": PHRASE_WEIGHT}}},
@@ -119,14 +119,14 @@ def filtered_languages(question: Question) -> list[tuple[str, list[str]]]:
     return found
 
 
-def _languages(interpretation: Interpretation) -> Body:
+def _languages(interpretation: Interpretation) -> Json:
     listed = [name for match in interpretation.languages for name in match.listed_as]
     return {"terms": {"languages": listed}}
 
 
-def _filters(question: Question) -> list[Body]:
+def _filters(question: Question) -> list[Json]:
     request, interpretation = question.request, question.interpretation
-    filters: list[Body] = []
+    filters: list[Json] = []
     if interpretation.specialty_mode == "filter":
         filters.append(specialty_clause(interpretation.taxonomy_codes))
     if interpretation.concept_mode == "filter":
@@ -154,9 +154,9 @@ def _filters(question: Question) -> list[Body]:
     return filters
 
 
-def _ranking(question: Question) -> list[Body]:
+def _ranking(question: Question) -> list[Json]:
     request, interpretation = question.request, question.interpretation
-    should: list[Body] = []
+    should: list[Json] = []
     codes = interpretation.taxonomy_codes + ([request.taxonomyCode] if request.taxonomyCode else [])
     if interpretation.specialty_mode == "boost":
         should.append(specialty_clause(interpretation.taxonomy_codes, boost=SPECIALTY_BOOST))
@@ -171,7 +171,7 @@ def _ranking(question: Question) -> list[Body]:
     return should
 
 
-def request_filters(question: Question) -> list[Body]:
+def request_filters(question: Question) -> list[Json]:
     """Every filter of the request (the radius too), without the text and the ranking."""
     filters = _filters(question)
     if question.place is not None:
@@ -181,7 +181,7 @@ def request_filters(question: Question) -> list[Body]:
     return filters
 
 
-def query_clause(question: Question) -> Body:
+def query_clause(question: Question) -> Json:
     """The query of a search; without a place, neither radius nor closeness."""
     request, place = question.request, question.place
     required, should = text_clauses(question.interpretation)
@@ -195,7 +195,7 @@ def query_clause(question: Question) -> Body:
     return {"bool": {"must": must, "filter": filters, "should": should}}
 
 
-def _sort(question: Question) -> list[Body]:
+def _sort(question: Question) -> list[Json]:
     request, place = question.request, question.place
     if request.effective_sort == "distance" and place is not None:
         return [distance_sort(place.lat, place.lng), {"npi": "asc"}]
@@ -207,10 +207,10 @@ def build_search(
     *,
     search_after: list[Any] | None = None,
     source: Sequence[str] = ANSWER_SOURCE,
-) -> Body:
+) -> Json:
     """``source``: the stored fields the hits carry (service.search_kit.limits)."""
     request = question.request
-    body: Body = {
+    body: Json = {
         "query": query_clause(question),
         "sort": _sort(question),
         "size": request.pageSize if search_after is not None else request.window_size,

@@ -15,8 +15,8 @@ what their answers say.
 from __future__ import annotations
 
 import math
-from typing import Any
 
+from core.documents import Json
 from service.search.interpret import Interpretation
 from service.search.query import filtered_languages, query_clause, request_filters, word_match
 from service.search.question import Question
@@ -25,10 +25,8 @@ from service.search.vocabulary import medical_words, vocabulary_suggestion
 from service.search_kit.geo import distance_sort, sorted_miles
 from service.search_kit.limits import MAX_RADIUS_MILES
 
-Body = dict[str, Any]
 
-
-def word_count_bodies(question: Question) -> list[Body]:
+def word_count_bodies(question: Question) -> list[Json]:
     """One body per free word: does anything match it under the request's other filters?"""
     filters = request_filters(question)
     return [
@@ -42,7 +40,7 @@ def word_count_bodies(question: Question) -> list[Body]:
     ]
 
 
-def relaxed(question: Question, counts: list[Body]) -> Question | None:
+def relaxed(question: Question, counts: list[Json]) -> Question | None:
     """The question to ask instead, when some free words matched nothing: read by NUCC's
     definitions when none matched and they have a confident reading; else without the words
     that matched nothing, when something else is left to search by (another word, a
@@ -63,11 +61,11 @@ def relaxed(question: Question, counts: list[Body]) -> Question | None:
     return question.without_words(unmatched) if left else None
 
 
-def explain_bodies(question: Question) -> list[Body]:
+def explain_bodies(question: Question) -> list[Json]:
     """[names the suggester knows] + [the nearest match beyond the radius, with a place] +
     [whether any provider lists it, for each language filtered on]."""
     interpretation, place = question.interpretation, question.place
-    bodies: list[Body] = [
+    bodies: list[Json] = [
         {
             "size": 0,
             "suggest": {
@@ -101,7 +99,7 @@ def explain_bodies(question: Question) -> list[Body]:
     return bodies
 
 
-def no_results(question: Question, answers: list[Body]) -> NoResults:
+def no_results(question: Question, answers: list[Json]) -> NoResults:
     interpretation, place = question.interpretation, question.place
     explained: NoResults = {"reason": "no_match"}
     suggestion = _did_you_mean(interpretation, answers[0])
@@ -128,7 +126,7 @@ def no_results(question: Question, answers: list[Body]) -> NoResults:
     return explained
 
 
-def _did_you_mean(interpretation: Interpretation, answer: Body) -> str | None:
+def _did_you_mean(interpretation: Interpretation, answer: Json) -> str | None:
     """A term of the vocabulary first; else names that exist, for the words that are not
     medical (a medical word is never replaced by a person's or an organisation's name)."""
     if not interpretation.text:
@@ -147,5 +145,5 @@ def _did_you_mean(interpretation: Interpretation, answer: Body) -> str | None:
     return suggestion if corrected and suggestion != interpretation.text else None
 
 
-def _total(answer: Body) -> int:
+def _total(answer: Json) -> int:
     return int(answer.get("hits", {}).get("total", {}).get("value", 0))
