@@ -7,7 +7,6 @@ from elasticsearch import AsyncElasticsearch
 
 from core.documents import Json
 from core.index_contract import IndexNames
-from service.fhir.export_job import REMOVALS_KIND
 from service.fhir.store import EVERY_PLAN
 from service.storage import elasticsearch_errors
 
@@ -27,8 +26,9 @@ async def open_pit(es: AsyncElasticsearch, index: str, keep_alive: str) -> str:
 async def open_removals_pit(
     es: AsyncElasticsearch, names: IndexNames, keep_alive: str
 ) -> str | None:
-    """A snapshot of the removals index, when there is one."""
-    index = f"{names.prefix}-{REMOVALS_KIND}"
+    """A snapshot of the removals index, when there is one (a directory loaded before it
+    existed has none)."""
+    index = names.alias("removals")
     with elasticsearch_errors(index):
         response = await es.options(ignore_status=404).open_point_in_time(
             index=index, keep_alive=keep_alive
