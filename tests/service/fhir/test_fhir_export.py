@@ -6,6 +6,8 @@ kick-offs."""
 from __future__ import annotations
 
 from collections import Counter
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 
 import orjson
 import pytest
@@ -40,6 +42,8 @@ async def _kick_off(api: ApiClient, query: str = "") -> str:
 async def _manifest(api: ApiClient, status: str) -> dict[str, object]:
     response = await api.get(status)
     assert response.status == 200, await response.text()
+    expires = parsedate_to_datetime(response.headers["Expires"])  # an HTTP date, as the IG asks
+    assert expires > datetime.now(UTC)
     return dict(await response.json())
 
 
@@ -155,3 +159,6 @@ async def test_an_expired_job_is_not_found_and_swept(
     assert (await api.get(status)).status == 404
     await _kick_off(api, "?_type=Endpoint")  # a kick-off sweeps what expired
     assert await export_store.job(es, served_names, job_id) is None
+    jobs = export_store.jobs_index(served_names)
+    mapped = (await es.indices.get_mapping(index=jobs))[jobs]["mappings"]["properties"]
+    assert mapped == {"expires": {"type": "date", "format": "strict_date_time_no_millis"}}
