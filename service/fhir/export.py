@@ -12,6 +12,7 @@ from typing import Any, cast
 import orjson
 from elasticsearch import AsyncElasticsearch
 
+from core.changes import CHANGED_AT, instant
 from core.documents import Json
 from core.index_contract import IndexNames
 from service.fhir import export_store as store
@@ -31,16 +32,12 @@ from service.fhir.export_job import (
 )
 from service.fhir.hits import hit_of
 from service.fhir.models import Resource, ResourceType
-from service.fhir.plans import PlanResources
+from service.fhir.plans import PlanRecord, PlanResources
 from service.fhir.published import published_resource
 from service.fhir.resources import location, resource_of
 from service.fhir.store import plan_records
 
 KEEP_ALIVE = f"{JOB_LIFETIME_SECONDS}s"
-
-
-def _instant(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 async def kick_off(
@@ -70,8 +67,8 @@ async def kick_off(
         "types": list(asked.types),
         "since": since,
         "day": today.isoformat(),
-        "transactionTime": _instant(now),
-        "expires": _instant(now + timedelta(seconds=JOB_LIFETIME_SECONDS)),
+        "transactionTime": instant(now),
+        "expires": instant(now + timedelta(seconds=JOB_LIFETIME_SECONDS)),
         "pits": pits,
         "files": files,
     }
@@ -96,7 +93,7 @@ async def _removals(
 async def live_job(es: AsyncElasticsearch, names: IndexNames, job_id: str) -> Json | None:
     """The job, unless unknown, cancelled or expired."""
     job = await store.job(es, names, job_id)
-    if job is None or job["expires"] <= _instant(datetime.now(UTC)):
+    if job is None or job["expires"] <= instant(datetime.now(UTC)):
         return None
     return job
 
@@ -109,7 +106,7 @@ async def cancel(es: AsyncElasticsearch, names: IndexNames, job_id: str, job: Js
 
 async def sweep(es: AsyncElasticsearch, names: IndexNames) -> None:
     """Expired jobs: their snapshots closed, their documents deleted."""
-    for job_id, job in await store.expired_jobs(es, names, _instant(datetime.now(UTC))):
+    for job_id, job in await store.expired_jobs(es, names, instant(datetime.now(UTC))):
         await cancel(es, names, job_id, job)
 
 
@@ -134,8 +131,8 @@ async def file_lines(
     kind = cast(ResourceType, name)
     today = date.fromisoformat(job["day"])
     if part == plan_file(job, kind):
-        built = PlanResources(plan_records(await store.snapshot_plans(es, job["pits"]["plans"])))
-        chosen = built.organizations if kind == "Organization" else built.insurance_plans
+        records = plan_records(await store.snapshot_plans(es, job["pits"]["plans"]))
+        chosen = _plan_built(kind, records, job.get("since"))
         yield b"".join(orjson.dumps(r) + b"\n" for r in chosen)
         return
     after: list[Any] | None = None
@@ -147,6 +144,22 @@ async def file_lines(
             orjson.dumps(r) + b"\n" for raw in hits for r in _resources(kind, raw, today)
         )
         after = hits[-1]["sort"]
+
+
+def _plan_built(kind: ResourceType, records: list[PlanRecord], since: str | None) -> list[Resource]:
+    """A type's plan-built resources (payers and networks, or InsurancePlans), built from every
+    plan; with ``_since``, those a plan changed at or after it is built into."""
+
+    def of(built: PlanResources) -> list[Resource]:
+        return built.organizations if kind == "Organization" else built.insurance_plans
+
+    every = of(PlanResources(records))
+    if since is None:
+        return every
+    cutoff = instant(datetime.fromisoformat(since))
+    changed = [r for r in records if str(r.plan.get(CHANGED_AT, cutoff)) >= cutoff]
+    ids = {resource["id"] for resource in of(PlanResources(changed))}
+    return [resource for resource in every if resource["id"] in ids]
 
 
 async def _deleted_lines(es: AsyncElasticsearch, job: Json) -> AsyncIterator[bytes]:

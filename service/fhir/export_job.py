@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, Final
 
+from core.changes import CHANGED_AT, REMOVED_AT, instant
 from core.documents import Json
 from core.index_contract import IndexKind
 from service.errors import InvalidInput
@@ -20,11 +21,6 @@ from service.fhir.models import PUBLISHED_TYPES, ResourceType, Search
 from service.fhir.query import build_query
 from service.search_kit.limits import RESOURCE_SOURCE
 
-# The field each document a resource is built from records its last change in, and the index
-# kind of the resources updates removed (issue 37, the data side: core/changes.py).
-CHANGED_AT_FIELD: Final = "changedAt"
-REMOVALS_KIND: Final = "removals"
-REMOVED_AT_FIELD: Final = "removedAt"
 DELETED: Final = "deleted"  # the manifest's list of removals, and their file's name
 
 NDJSON: Final = "application/fhir+ndjson"
@@ -70,14 +66,14 @@ def _since(value: str | None) -> datetime | None:
     if value is None:
         return None
     try:
-        instant = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
-        instant = None
-    if instant is None or instant.tzinfo is None:
+        moment = None
+    if moment is None or moment.tzinfo is None:
         raise InvalidInput(
             "_since", "_since: a FHIR instant with a time zone, e.g. 2026-01-01T00:00:00Z"
         )
-    return instant.astimezone(UTC)
+    return moment.astimezone(UTC)
 
 
 def alias_of(kind: ResourceType) -> IndexKind:
@@ -105,6 +101,13 @@ def files_of(count: int) -> int:
     return math.ceil(count / HITS_PER_FILE)
 
 
+def changed_since(field: str, since: datetime) -> Json:
+    """Stamped at or after ``since``: the stamps are to the second, so an update that began in
+    the second of an export's ``transactionTime`` after its snapshot is in the next ``_since``
+    (a resource stamped that second and already exported comes again: a repeat, never a miss)."""
+    return {"range": {field: {"gte": instant(since)}}}
+
+
 def type_query(kind: ResourceType, since: datetime | None, today_iso: str) -> Json:
     """The query of every document a type's resources are built from (changed after ``since``)."""
     if kind in PUBLISHED_TYPES:
@@ -113,7 +116,7 @@ def type_query(kind: ResourceType, since: datetime | None, today_iso: str) -> Js
         body = build_query(Search(kind=kind), 0, None, date.fromisoformat(today_iso))
         filters = list(body["query"]["bool"]["filter"])
     if since is not None:
-        filters.append({"range": {CHANGED_AT_FIELD: {"gt": since.isoformat()}}})
+        filters.append(changed_since(CHANGED_AT, since))
     return {"bool": {"filter": filters}}
 
 
@@ -144,7 +147,7 @@ def file_exists(job: Json, kind: str, part: int) -> bool:
 
 def removals_query(types: tuple[ResourceType, ...], since: datetime) -> Json:
     """The resources of these types updates removed after ``since``."""
-    removed = {"range": {REMOVED_AT_FIELD: {"gt": since.isoformat()}}}
+    removed = changed_since(REMOVED_AT, since)
     return {"bool": {"filter": [{"terms": {"resourceType": list(types)}}, removed]}}
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+from email.utils import format_datetime
+
 import orjson
 from aiohttp import web
 
@@ -45,7 +48,8 @@ async def export_status(request: web.Request) -> web.Response:
     job = await _job(request)
     token_needed = not request.app[SETTINGS].fhir_anonymous
     body = manifest(job, base_url(request), request.match_info["job"], token_needed)
-    headers = {"Expires": str(job["expires"]), "X-Progress": "complete"}
+    expires = datetime.fromisoformat(str(job["expires"]))
+    headers = {"Expires": format_datetime(expires, usegmt=True), "X-Progress": "complete"}
     return web.Response(body=orjson.dumps(body), content_type="application/json", headers=headers)
 
 

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 from elasticsearch import AsyncElasticsearch
 
+from core.changes import CHANGED_AT_MAPPING
 from core.documents import Json
 from core.index_contract import IndexNames
-from service.fhir.export_job import REMOVALS_KIND
 from service.fhir.store import EVERY_PLAN
 from service.storage import elasticsearch_errors
 
 JOBS_WHAT = "the export jobs index"
+# A job is read whole by its id; only its expiry is searched (the sweep). Its snapshot ids,
+# long and many, are kept in the source and not indexed.
+JOBS_MAPPING: Json = {"dynamic": False, "properties": {"expires": CHANGED_AT_MAPPING}}
 
 
 def jobs_index(names: IndexNames) -> str:
@@ -27,8 +30,9 @@ async def open_pit(es: AsyncElasticsearch, index: str, keep_alive: str) -> str:
 async def open_removals_pit(
     es: AsyncElasticsearch, names: IndexNames, keep_alive: str
 ) -> str | None:
-    """A snapshot of the removals index, when there is one."""
-    index = f"{names.prefix}-{REMOVALS_KIND}"
+    """A snapshot of the removals index, when there is one (a directory loaded before it
+    existed has none)."""
+    index = names.alias("removals")
     with elasticsearch_errors(index):
         response = await es.options(ignore_status=404).open_point_in_time(
             index=index, keep_alive=keep_alive
@@ -63,6 +67,10 @@ async def snapshot_plans(es: AsyncElasticsearch, pit: str) -> Json:
 
 async def save_job(es: AsyncElasticsearch, names: IndexNames, job_id: str, job: Json) -> None:
     with elasticsearch_errors(JOBS_WHAT):
+        if not await es.indices.exists(index=jobs_index(names)):
+            await es.options(ignore_status=400).indices.create(  # 400: another process made it
+                index=jobs_index(names), mappings=JOBS_MAPPING
+            )
         await es.index(index=jobs_index(names), id=job_id, document=job, refresh="wait_for")
 
 

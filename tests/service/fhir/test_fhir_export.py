@@ -6,6 +6,8 @@ kick-offs."""
 from __future__ import annotations
 
 from collections import Counter
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 
 import orjson
 import pytest
@@ -14,9 +16,8 @@ from yarl import URL
 
 from core.index_contract import IndexNames
 from service.fhir import export_store
-from service.fhir.export_job import REMOVALS_KIND
 from service.web.settings import Settings
-from tests.conftest import ApiClient, Serve
+from tests.conftest import ApiClient, SampleCopy, Serve, settings_for
 from tests.service.fhir.fhir_rows import found_ids
 
 ASYNC = {"Prefer": "respond-async"}
@@ -41,6 +42,8 @@ async def _kick_off(api: ApiClient, query: str = "") -> str:
 async def _manifest(api: ApiClient, status: str) -> dict[str, object]:
     response = await api.get(status)
     assert response.status == 200, await response.text()
+    expires = parsedate_to_datetime(response.headers["Expires"])  # an HTTP date, as the IG asks
+    assert expires > datetime.now(UTC)
     return dict(await response.json())
 
 
@@ -118,30 +121,30 @@ async def test_since_after_every_change_exports_no_file(api: ApiClient) -> None:
 
 
 async def test_since_lists_the_removals_after_it_as_delete_bundles(
-    api: ApiClient, es: AsyncElasticsearch, served_names: IndexNames
+    serve: Serve, es: AsyncElasticsearch, es_url: str, sample_copy: SampleCopy
 ) -> None:
-    removals = f"{served_names.prefix}-{REMOVALS_KIND}"
-    mappings = {"properties": {"resourceType": {"type": "keyword"}, "removedAt": {"type": "date"}}}
-    await es.indices.create(index=removals, mappings=mappings)
-    try:
-        rows = [
-            ("Endpoint", "gone-after", "2026-03-01T00:00:00Z"),
-            ("Endpoint", "gone-before", "2026-01-01T00:00:00Z"),
-            ("Practitioner", "not-asked", "2026-03-01T00:00:00Z"),
-        ]
-        for kind, rid, at in rows:
-            document = {"resourceType": kind, "id": rid, "removedAt": at}
-            await es.index(index=removals, id=f"{kind}/{rid}", document=document, refresh=True)
-        query = "?_type=Endpoint&_since=2026-02-01T00:00:00Z"
-        manifest = await _manifest(api, await _kick_off(api, query))
-        listed: list[dict[str, str]] = manifest["deleted"]  # type: ignore[assignment]
-        assert [entry["type"] for entry in listed] == ["Bundle"]
-        response = await api.get(URL(listed[0]["url"]).path)
-        bundles = [orjson.loads(line) for line in (await response.read()).splitlines()]
-        requests = [e["request"] for b in bundles for e in b["entry"]]
-        assert requests == [{"method": "DELETE", "url": "Endpoint/gone-after"}]
-    finally:
-        await es.indices.delete(index=removals)
+    api = await serve(settings_for(es_url, sample_copy.names))
+    rows = [
+        ("Endpoint", "gone-after", "2026-03-01T00:00:00Z"),
+        ("Endpoint", "gone-before", "2026-01-01T00:00:00Z"),
+        ("Practitioner", "not-asked", "2026-03-01T00:00:00Z"),
+    ]
+    for kind, rid, at in rows:
+        document = {"resourceType": kind, "id": rid, "removedAt": at}
+        await es.index(
+            index=sample_copy.names.alias("removals"),
+            id=f"{kind}/{rid}",
+            document=document,
+            refresh=True,
+        )
+    query = "?_type=Endpoint&_since=2026-02-01T00:00:00Z"
+    manifest = await _manifest(api, await _kick_off(api, query))
+    listed: list[dict[str, str]] = manifest["deleted"]  # type: ignore[assignment]
+    assert [entry["type"] for entry in listed] == ["Bundle"]
+    response = await api.get(URL(listed[0]["url"]).path)
+    bundles = [orjson.loads(line) for line in (await response.read()).splitlines()]
+    requests = [e["request"] for b in bundles for e in b["entry"]]
+    assert requests == [{"method": "DELETE", "url": "Endpoint/gone-after"}]
 
 
 async def test_an_expired_job_is_not_found_and_swept(
@@ -156,3 +159,6 @@ async def test_an_expired_job_is_not_found_and_swept(
     assert (await api.get(status)).status == 404
     await _kick_off(api, "?_type=Endpoint")  # a kick-off sweeps what expired
     assert await export_store.job(es, served_names, job_id) is None
+    jobs = export_store.jobs_index(served_names)
+    mapped = (await es.indices.get_mapping(index=jobs))[jobs]["mappings"]["properties"]
+    assert mapped == {"expires": {"type": "date", "format": "strict_date_time_no_millis"}}

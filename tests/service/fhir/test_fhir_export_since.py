@@ -1,0 +1,104 @@
+"""An incremental ``$export``: after an ``update --nppes`` whose file adds, changes and
+deactivates known NPIs, ``_since`` the previous export's ``transactionTime`` gives exactly the
+resources of the NPIs it added or changed, and lists exactly those it removed (expected sets from
+the generated file and the documents before the update)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+from elasticsearch import AsyncElasticsearch
+from elasticsearch.helpers import async_scan
+from yarl import URL
+
+from indexer.generate.weekly import UpdateCounts, generate_update
+from indexer.load.run import SourceFiles
+from indexer.update.nppes import update_nppes
+from indexer.update.options import UpdateOptions
+from tests.conftest import ApiClient, SampleCopy, Serve, settings_for
+
+ASYNC = {"Prefer": "respond-async"}
+PROVIDER_TYPES = "Practitioner,PractitionerRole,Organization,OrganizationAffiliation,Location"
+WEEK = UpdateCounts(new=20, changed=60, deactivated=15, reactivated=5, stale=5, invalid=2)
+OWN = {
+    "individual": ("Practitioner", "PractitionerRole"),
+    "organization": ("Organization", "OrganizationAffiliation"),
+}
+
+
+async def _export(api: ApiClient, query: str) -> dict[str, Any]:
+    kick_off = await api.get(f"/fhir/$export?_type={PROVIDER_TYPES}{query}", headers=ASYNC)
+    assert kick_off.status == 202, await kick_off.text()
+    status = await api.get(URL(kick_off.headers["Content-Location"]).path)
+    assert status.status == 200, await status.text()
+    return dict(await status.json())
+
+
+async def _lines(api: ApiClient, entries: list[dict[str, str]]) -> list[dict[str, Any]]:
+    found = []
+    for entry in entries:
+        response = await api.get(URL(entry["url"]).path)
+        assert response.status == 200, await response.text()
+        found += [orjson.loads(line) for line in (await response.read()).splitlines()]
+    return found
+
+
+async def _exported(api: ApiClient, manifest: dict[str, Any]) -> set[str]:
+    return {f"{r['resourceType']}/{r['id']}" for r in await _lines(api, manifest["output"])}
+
+
+async def _deleted(api: ApiClient, manifest: dict[str, Any]) -> set[str]:
+    bundles = await _lines(api, manifest.get("deleted", []))
+    assert all(b["resourceType"] == "Bundle" and b["type"] == "transaction" for b in bundles)
+    requests = [entry["request"] for bundle in bundles for entry in bundle["entry"]]
+    assert {request["method"] for request in requests} <= {"DELETE"}
+    return {request["url"] for request in requests}
+
+
+async def _search_docs(es: AsyncElasticsearch, alias: str) -> dict[str, Any]:
+    await es.indices.refresh(index=alias)
+    query: dict[str, Any] = {"query": {"match_all": {}}}
+    return {hit["_id"]: hit["_source"] async for hit in async_scan(es, index=alias, query=query)}
+
+
+async def test_since_the_last_export_gives_exactly_what_an_nppes_update_changed_and_removed(
+    serve: Serve,
+    es: AsyncElasticsearch,
+    es_url: str,
+    sample_sources: SourceFiles,
+    sample_copy: SampleCopy,
+    tmp_path: Path,
+) -> None:
+    names = sample_copy.names
+    api = await serve(settings_for(es_url, names))
+    week = generate_update(sample_sources.nppes_file, tmp_path / "week.csv", WEEK, seed=11)
+    before = await _search_docs(es, names.alias("search"))
+    previous = await _export(api, "")
+
+    await update_nppes(es, week.out, UpdateOptions(names=names, reject_file=tmp_path / "r.csv"))
+
+    after = await _search_docs(es, names.alias("search"))
+    incremental = await _export(api, f"&_since={previous['transactionTime']}")
+    everything = await _exported(api, await _export(api, ""))
+    npis = week.npis
+    touched: set[str] = set()
+    for npi in {*npis.new, *npis.reactivated, *npis.changed}:
+        touched |= {f"{kind}/{npi}" for kind in OWN[after[npi]["entityType"]]}
+        touched |= {f"Location/{place}" for place in after[npi]["locationIds"]}
+    removed: set[str] = set()
+    for npi in npis.deactivated:
+        removed |= {f"{kind}/{npi}" for kind in OWN[before[npi]["entityType"]]}
+        removed |= {f"Location/{place}" for place in before[npi]["locationIds"]}
+    for npi in npis.changed:
+        removed |= {
+            f"Location/{p}"
+            for p in set(before[npi]["locationIds"]) - set(after[npi]["locationIds"])
+        }
+
+    exported = await _exported(api, incremental)
+    assert exported and exported == touched & everything
+    deleted = await _deleted(api, incremental)
+    assert deleted and deleted == removed - everything
+    assert not deleted & exported
