@@ -15,6 +15,13 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.hl7.fhir.common.hapi.validation.support.CommonCodeSystemsTerminologyService;
 import org.hl7.fhir.common.hapi.validation.support.InMemoryTerminologyServerValidationSupport;
 import org.hl7.fhir.common.hapi.validation.support.NpmPackageValidationSupport;
@@ -27,9 +34,13 @@ import org.hl7.fhir.common.hapi.validation.validator.FhirInstanceValidator;
  *
  * <p>Arguments: IG package files (.tgz) under packages/ on the classpath. Input: NDJSON resources on stdin.
  * Output: one JSON line per resource on stdout: {"resource": "Type/id", "profile": ..., "errors":
- * [...], "warnings": n}. Each resource is validated against the profile in its meta.profile.
+ * [...], "warnings": n}, in input order. Each resource is validated against the profile in its
+ * meta.profile, in a pool of -Dthreads (default: one per processor) threads after one resource of
+ * each profile has warmed the caches (ValidationSupportChain caches lookups itself in HAPI 8).
  */
 public final class Main {
+  private static final Gson GSON = new Gson();
+
   private Main() {}
 
   public static void main(String[] args) throws Exception {
@@ -49,44 +60,65 @@ public final class Main {
     instanceValidator.setNoTerminologyChecks(false);
     FhirValidator validator = context.newValidator().registerValidatorModule(instanceValidator);
 
-    Gson gson = new Gson();
-    PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
     BufferedReader in =
         new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-    String line;
-    while ((line = in.readLine()) != null) {
-      if (line.isBlank()) {
-        continue;
-      }
-      JsonObject resource = JsonParser.parseString(line).getAsJsonObject();
-      String profile = declaredProfile(resource);
-      ValidationOptions options = new ValidationOptions();
-      if (profile != null) {
-        options.addProfile(profile);
-      }
-      ValidationResult result = validator.validateWithResult(line, options);
-      JsonArray errors = new JsonArray();
-      int warnings = 0;
-      for (SingleValidationMessage message : result.getMessages()) {
-        ResultSeverityEnum severity = message.getSeverity();
-        if (severity == ResultSeverityEnum.ERROR || severity == ResultSeverityEnum.FATAL) {
-          JsonObject error = new JsonObject();
-          error.addProperty("location", message.getLocationString());
-          error.addProperty("message", message.getMessage());
-          error.addProperty("id", message.getMessageId());
-          errors.add(error);
-        } else if (severity == ResultSeverityEnum.WARNING) {
-          warnings++;
-        }
-      }
-      JsonObject summary = new JsonObject();
-      summary.addProperty(
-          "resource", resource.get("resourceType").getAsString() + "/" + idOf(resource));
-      summary.addProperty("profile", profile);
-      summary.add("errors", errors);
-      summary.addProperty("warnings", warnings);
-      out.println(gson.toJson(summary));
+    List<String> lines = in.lines().filter(line -> !line.isBlank()).toList();
+    // The first resource of each profile loads, snapshots and caches that profile's structure
+    // definitions and value sets: done once before the pool starts, so the threads do not all
+    // build the same snapshot at once.
+    Map<String, String> firstOfEachProfile = new LinkedHashMap<>();
+    for (String line : lines) {
+      firstOfEachProfile.putIfAbsent(String.valueOf(declaredProfile(parse(line))), line);
     }
+    firstOfEachProfile.values().forEach(line -> summarise(validator, line));
+
+    int threads = Integer.getInteger("threads", Runtime.getRuntime().availableProcessors());
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    List<Future<String>> summaries = new ArrayList<>();
+    for (String line : lines) {
+      summaries.add(pool.submit(() -> summarise(validator, line)));
+    }
+    PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+    for (Future<String> summary : summaries) {
+      out.println(summary.get());
+    }
+    pool.shutdown();
+  }
+
+  private static JsonObject parse(String line) {
+    return JsonParser.parseString(line).getAsJsonObject();
+  }
+
+  /** One resource's verdict as a JSON line; FhirValidator is thread-safe. */
+  private static String summarise(FhirValidator validator, String line) {
+    JsonObject resource = parse(line);
+    String profile = declaredProfile(resource);
+    ValidationOptions options = new ValidationOptions();
+    if (profile != null) {
+      options.addProfile(profile);
+    }
+    ValidationResult result = validator.validateWithResult(line, options);
+    JsonArray errors = new JsonArray();
+    int warnings = 0;
+    for (SingleValidationMessage message : result.getMessages()) {
+      ResultSeverityEnum severity = message.getSeverity();
+      if (severity == ResultSeverityEnum.ERROR || severity == ResultSeverityEnum.FATAL) {
+        JsonObject error = new JsonObject();
+        error.addProperty("location", message.getLocationString());
+        error.addProperty("message", message.getMessage());
+        error.addProperty("id", message.getMessageId());
+        errors.add(error);
+      } else if (severity == ResultSeverityEnum.WARNING) {
+        warnings++;
+      }
+    }
+    JsonObject summary = new JsonObject();
+    summary.addProperty(
+        "resource", resource.get("resourceType").getAsString() + "/" + idOf(resource));
+    summary.addProperty("profile", profile);
+    summary.add("errors", errors);
+    summary.addProperty("warnings", warnings);
+    return GSON.toJson(summary);
   }
 
   private static String declaredProfile(JsonObject resource) {
