@@ -10,6 +10,7 @@ import pytest
 from fhir.resources.R4B.bundle import Bundle
 
 from tests.conftest import ApiClient
+from tests.plan_net_rows import resources
 from tests.service.fhir import fhir_rows as F
 from tests.service.fhir.fhir_rows import Json
 from tests.service.fhir.test_fhir_paging_includes import LOCATION_CASES, Case
@@ -17,6 +18,7 @@ from tests.source_rows import miles
 
 ORG_TYPE_SYSTEM = "http://hl7.org/fhir/us/davinci-pdex-plan-net/CodeSystem/OrgTypeCS"
 BAND = 0.01  # miles
+PUBLISHED = ("HealthcareService", "Endpoint")
 
 
 def _common_code() -> str:
@@ -97,3 +99,17 @@ async def test_the_result_parameters_are_declared_and_answered(api: ApiClient) -
         for asked in (("_count", "0"), ("_summary", "count")):
             bundle = await F.fetch(api, f"/fhir/{kind}", [asked], headers=strict)
             assert "entry" not in bundle, (kind, asked)
+
+
+@pytest.mark.parametrize("kind", ["Location", "PractitionerRole", "HealthcareService", "Endpoint"])
+async def test_identifier_on_the_other_types(api: ApiClient, kind: str) -> None:
+    """Locations and roles are built from providers' records, which give them no identifier;
+    the services and endpoints a payer publishes keep the export's (the sample's have none,
+    while its Locations and roles do: those are not served as the export gives them)."""
+    # An identifier the export gives a Location of its own.
+    value = next(i["value"] for r in resources("Location") for i in r.get("identifier", []))
+    served = resources(kind) if kind in PUBLISHED else []
+    expected = [r for r in served if any(i.get("value") == value for i in r.get("identifier", []))]
+    strict = {"Prefer": "handling=strict"}
+    found = await F.fetch(api, f"/fhir/{kind}", [("identifier", value)], headers=strict)
+    assert len(F.entries([found])) == len(expected)
