@@ -90,6 +90,18 @@ def _codes(param: str, concepts: Iterable[Any]) -> list[str]:
     return found
 
 
+def _identifiers(body: dict[str, Any]) -> list[str]:
+    """``identifier`` as FHIR token search reads it: ``system|value`` (``|value`` without a
+    system) and the value alone."""
+    found = []
+    for identifier in _list(body, "identifier"):
+        value = identifier.get("value") if isinstance(identifier, dict) else None
+        if isinstance(value, str) and value:
+            found.append(term("identifier", f"{identifier.get('system', '')}|{value}"))
+            found.append(term("identifier", value))
+    return found
+
+
 def _list(body: dict[str, Any], key: str) -> list[Any]:
     value = body.get(key)
     return value if isinstance(value, list) else []
@@ -129,6 +141,7 @@ def _site_terms(body: dict[str, Any], sites: Mapping[str, Site]) -> list[str]:
 
 def _terms(kind: str, body: dict[str, Any], rewriter: _Rewriter) -> list[str]:
     found = [term("_id", published_id(rewriter.directory.name, str(body["id"])))]
+    found += _identifiers(body)
     if kind == "Endpoint":
         return found + _organization_terms(body, "managingOrganization", rewriter)
     if body.get("name"):

@@ -8,8 +8,10 @@ from typing import Final
 from core.plan_net_codes import PLAN_NET_IG, profile
 from service.fhir.include_table import INCLUDES, REVINCLUDES
 from service.fhir.models import (
+    DEFAULT_COUNT,
     FHIR_JSON,
     FHIR_VERSION,
+    MAX_COUNT,
     RESOURCE_TYPES,
     TEXT_PARAMETER,
     Resource,
@@ -85,6 +87,20 @@ def _resource(kind: ResourceType, base: str) -> Resource:
     return resource
 
 
+# The result parameters every search takes (FHIR R4 3.1.1.5.6, .5.7): declared once, for all.
+RESULT_PARAMETERS: Final = (
+    {
+        "name": "_count",
+        "type": "number",
+        "documentation": f"Matches per page (default {DEFAULT_COUNT}, at most {MAX_COUNT});"
+        " 0: the total and no entries.",
+    },
+    {
+        "name": "_summary",
+        "type": "token",
+        "documentation": "count: the total and no entries (as _count=0).",
+    },
+)
 BULK_EXPORT_OPERATION = "http://hl7.org/fhir/uv/bulkdata/OperationDefinition/export"
 
 
@@ -108,6 +124,7 @@ def capability_statement(base: str, software_version: str, date: str) -> Resourc
                 " them off; a bearer token is accepted as well. Unknown parameters follow"
                 " Prefer: handling=strict|lenient (lenient by default).",
                 "resource": [_resource(kind, base) for kind in RESOURCE_TYPES],
+                "searchParam": list(RESULT_PARAMETERS),
                 "operation": [{"name": "export", "definition": BULK_EXPORT_OPERATION}],
             }
         ],

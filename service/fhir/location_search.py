@@ -20,6 +20,8 @@ from service.fhir.resources import location
 from service.search_kit import store as search_index
 
 MAX_ROUNDS = 5  # a page reads at most this many pages of hits
+COUNT_PAGE = 1000
+MAX_COUNTED_HITS = 20_000  # past this many providers, a filtered count is not given
 
 
 async def location_page(
@@ -28,6 +30,7 @@ async def location_page(
     after, skip, _ = decode_cursor(search.cursor)
     page = Page()
     if search.count == 0:
+        page.total = await location_total(es, names, search, today)
         return page
     previous: list[Any] | None = after  # the sort values of the hit before the current one
     for _ in range(MAX_ROUNDS):
@@ -60,3 +63,22 @@ async def location_page(
         after = hits[-1]["sort"]
     page.next_cursor = encode_cursor(previous)
     return page
+
+
+async def location_total(
+    es: AsyncElasticsearch, names: IndexNames, search: Search, today: date
+) -> int | None:
+    """How many locations match (``_summary=count``, ``_count=0``): the locations of the hits
+    checked one by one (the search index keeps no per-location values to count), for at most
+    MAX_COUNTED_HITS hits; None past them."""
+    total, after = 0, None
+    for _ in range(MAX_COUNTED_HITS // COUNT_PAGE):
+        body = build_query(search, COUNT_PAGE, after, today) | {"_source": ["locations"]}
+        hits = (await search_index.search(es, names, body))["hits"]["hits"]
+        for raw in hits:
+            places = raw["_source"]["locations"]
+            total += sum(1 for place in places if location_matches(search, place))
+        if len(hits) < COUNT_PAGE:
+            return total
+        after = hits[-1]["sort"]
+    return None

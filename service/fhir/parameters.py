@@ -106,6 +106,8 @@ PARAMETERS: Final[dict[ResourceType, dict[str, Param]]] = {
     "Location": {
         "_id": Param("token", "locationIds", "Resource.id", per_location=True),
         "_lastUpdated": _LAST_UPDATED,
+        # A location is built from a provider's address: it has no identifier of its own.
+        "identifier": absent("token", "identifier"),
         "address": _ADDRESS,
         "address-city": _CITY,
         "address-state": _STATE,
@@ -160,6 +162,7 @@ PARAMETERS: Final[dict[ResourceType, dict[str, Param]]] = {
     "HealthcareService": {
         "_id": Param("token", TERMS, "Resource.id"),
         "_lastUpdated": Param("date", "lastUpdated", "Resource.meta.lastUpdated"),
+        "identifier": Param("token", TERMS, "identifier"),
         "name": Param("string", TERMS, "name"),
         "service-category": Param("token", TERMS, "category"),
         "service-type": Param("token", TERMS, "type"),
@@ -183,6 +186,7 @@ PARAMETERS: Final[dict[ResourceType, dict[str, Param]]] = {
     "Endpoint": {
         "_id": Param("token", TERMS, "Resource.id"),
         "_lastUpdated": Param("date", "lastUpdated", "Resource.meta.lastUpdated"),
+        "identifier": Param("token", TERMS, "identifier"),
         "organization": Param("reference", TERMS, "managingOrganization"),
         "organization.name": Param("string", TERMS, "managingOrganization.name"),
         "organization.type": Param("token", TERMS, "managingOrganization.type"),

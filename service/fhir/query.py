@@ -28,9 +28,10 @@ NETWORK_PARAMETER = "network"
 
 
 def _token_code(clause_field: str, value: str) -> str | None:
-    """The code a token value asks for; None when its system is not the field's."""
+    """The code a token value asks for; None when its system is not the field's (``|code``
+    asks for a code without a system: these fields' codes all have one)."""
     system, bar, code = value.rpartition("|")
-    if bar and system and system != _TOKEN_SYSTEMS.get(clause_field):
+    if bar and system != _TOKEN_SYSTEMS.get(clause_field):
         return None
     return code
 
@@ -113,13 +114,13 @@ def _value_query(clause: Clause, index: int) -> Json:
     if param.type == "date" and field:
         return date_query(field, clause.prefixes[index], value)
     if field == PROVIDER_TYPE:  # provider organisations are OrgTypeCS "prvgrp"
-        system, _, kind = value.rpartition("|")
-        wanted = kind == PROVIDER_ORGANIZATION[0] and system in ("", ORG_TYPE_SYSTEM)
+        system, bar, kind = value.rpartition("|")
+        wanted = kind == PROVIDER_ORGANIZATION[0] and (not bar or system == ORG_TYPE_SYSTEM)
         return {"match_all": {}} if wanted else NOTHING
     if field is None:  # answered from the plans: no provider has it
         return NOTHING
-    if field == NPI_IDENTIFIER:  # "|value" asks for an identifier without a system: none
-        npi = None if value.startswith("|") else _token_code(field, value)
+    if field == NPI_IDENTIFIER:
+        npi = _token_code(field, value)
         return {"term": {"npi": npi}} if npi else NOTHING
     if param.type == "token":
         code = value if field in ("npi", "locationIds") else _token_code(field, value)

@@ -26,11 +26,18 @@ from service.fhir.ids import network_id
 from service.fhir.includes import brought_along, plan_references
 from service.fhir.location_search import location_page
 from service.fhir.memory import found_in_memory, network_keys
-from service.fhir.models import ENTITY_TYPES, PUBLISHED_TYPES, TEXT_PARAMETER, Resource, Search
+from service.fhir.models import (
+    ENTITY_TYPES,
+    PUBLISHED_TYPES,
+    TEXT_PARAMETER,
+    Near,
+    Resource,
+    Search,
+)
 from service.fhir.paging import decode_cursor, encode_cursor
 from service.fhir.plans import PlanResources
 from service.fhir.published_search import published_naming, published_page
-from service.fhir.query import NETWORK_PARAMETER, build_query, members_query
+from service.fhir.query import NETWORK_PARAMETER, build_query, members_query, miles_inside_near
 from service.fhir.resources import resource_of
 from service.search.models import SearchRequest
 from service.search.places import LatLng
@@ -153,6 +160,16 @@ def _memory_page(search: Search, resources: list[Resource], plans: PlanResources
     return page
 
 
+def _nearest_miles(near: Near | None, hit: Hit) -> float | None:
+    """How far the nearest of a hit's locations is (a ``_text`` hit has no sort by distance)."""
+    if near is None:
+        return None
+    found = [
+        m for m in (miles_inside_near(near, place) for place in hit.locations) if m is not None
+    ]
+    return min(found, default=None)
+
+
 async def _text_search(
     es: AsyncElasticsearch,
     names: IndexNames,
@@ -181,7 +198,11 @@ async def _text_search(
     total = int(response["hits"]["total"]["value"])
     page = Page(total=total)
     for raw in response["hits"]["hits"][: search.count]:
-        _add_match(page, search, hit_of(raw, today), plans)
+        hit = hit_of(raw, today)
+        _add_match(page, search, hit, plans)
+        nearest = _nearest_miles(near, hit)
+        if nearest is not None:
+            page.miles[(search.kind, page.matches[-1]["id"])] = nearest
     following = offset + search.count
     if search.count and following < min(total, MAX_WINDOW):
         page.next_cursor = encode_cursor(None, following)
