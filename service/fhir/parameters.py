@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from core.changes import CHANGED_AT
 from service.fhir.models import TERMS, TEXT_PARAMETER, Param, ParamType, ResourceType
 
 # A provider organisation's type is OrgTypeCS "prov" (the query answers it, no field holds it).
@@ -19,7 +20,7 @@ def absent(kind: ParamType, expression: str) -> Param:
 
 
 _ID = Param("token", "npi", "Resource.id")
-_LAST_UPDATED = Param("date", "lastUpdated", "Resource.meta.lastUpdated")
+_LAST_UPDATED = Param("date", CHANGED_AT, "Resource.meta.lastUpdated")
 _NAME = Param("string", "nameParts", "name")
 _ADDRESS = Param("string", "addressParts", "address", per_location=True)
 _CITY = Param("string", "cities", "address.city", per_location=True)
@@ -153,7 +154,7 @@ PARAMETERS: Final[dict[ResourceType, dict[str, Param]]] = {
     },
     "HealthcareService": {
         "_id": Param("token", TERMS, "Resource.id"),
-        "_lastUpdated": Param("date", "lastUpdated", "Resource.meta.lastUpdated"),
+        "_lastUpdated": _LAST_UPDATED,
         "name": Param("string", TERMS, "name"),
         "service-category": Param("token", TERMS, "category"),
         "service-type": Param("token", TERMS, "type"),
@@ -176,7 +177,7 @@ PARAMETERS: Final[dict[ResourceType, dict[str, Param]]] = {
     },
     "Endpoint": {
         "_id": Param("token", TERMS, "Resource.id"),
-        "_lastUpdated": Param("date", "lastUpdated", "Resource.meta.lastUpdated"),
+        "_lastUpdated": _LAST_UPDATED,
         "organization": Param("reference", TERMS, "managingOrganization"),
         "organization.name": Param("string", TERMS, "managingOrganization.name"),
         "organization.type": Param("token", TERMS, "managingOrganization.type"),

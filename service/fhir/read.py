@@ -10,6 +10,7 @@ from core.index_contract import IndexNames
 from core.npi import is_provider_key
 from service.errors import ResourceNotFound
 from service.fhir import store
+from service.fhir.elements import listed
 from service.fhir.hits import hit_of
 from service.fhir.models import PUBLISHED_TYPES, Resource, ResourceType
 from service.fhir.plans import PlanResources, county_location_id
@@ -55,5 +56,5 @@ async def _location(es: AsyncElasticsearch, names: IndexNames, resource_id: str)
     for hit in (await store.search(es, names, body))["hits"]["hits"]:
         for place in hit["_source"]["locations"]:
             if place["id"] == resource_id:
-                return location(hit["_source"]["provider"], place)
+                return location(listed(hit["_source"]), place)
     raise ResourceNotFound("Location", resource_id)

@@ -17,6 +17,7 @@ from datetime import date
 from elasticsearch import AsyncElasticsearch
 from pydantic import ValidationError
 
+from core.changes import CHANGED_AT
 from core.index_contract import IndexNames
 from core.network import NETWORKS_FIELD
 from service.errors import InvalidInput
@@ -178,7 +179,8 @@ async def _text_search(
     except ValidationError as error:
         why = error.errors()[0]["msg"]
         raise InvalidInput(TEXT_PARAMETER, f"{TEXT_PARAMETER}: {why}") from None
-    response = await first_page_hits(es, names, request, today=today, also=[NETWORKS_FIELD])
+    also = [NETWORKS_FIELD, CHANGED_AT]  # what a hit is read with besides provider and locations
+    response = await first_page_hits(es, names, request, today=today, also=also)
     total = int(response["hits"]["total"]["value"])
     page = Page(total=total)
     for raw in response["hits"]["hits"][: search.count]:
