@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from core.documents import Location
+from core.plan_resources import network_id
 from service.fhir.elements import ListedProvider
-from service.fhir.ids import network_id
 from service.fhir.models import Resource, Search
 from service.fhir.parameters import NAMED_BY_NOTHING, POINTING_NOWHERE
 from service.fhir.resources import (

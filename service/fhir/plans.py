@@ -9,17 +9,20 @@ searched in memory (``service.fhir.memory``) rather than through a query per par
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import cast
 
-from core.documents import Json, Plan
-from core.fhir_terms import fhir_id
-from core.network import network_key
+from core.documents import Plan
 from core.plan_net_codes import BID_ID_SYSTEM, CODE_SYSTEMS, ORG_TYPE_SYSTEM, profile
 from core.plan_offers import AreaCounty
-from core.plans import plan_key
+from core.plan_resources import (
+    county_location_id,
+    insurance_plan_id,
+    network_id,
+    payer_id,
+    plan_counties,
+    year_key,
+)
 from core.text import normalize
 from service.fhir.elements import DATA_ABSENT, reference
-from service.fhir.ids import network_id
 from service.fhir.models import Resource
 
 PRODUCT_TYPE_SYSTEM = CODE_SYSTEMS + "InsuranceProductTypeCS"
@@ -41,17 +44,15 @@ class PlanRecord:
 
     @property
     def key(self) -> str:
-        plan = self.plan
-        return network_key(plan["contractYear"], plan_key(plan["bidId"], plan["payerPlanId"]))
+        return year_key(self.plan)
 
     @property
     def id(self) -> str:
-        return fhir_id(self.key)
+        return insurance_plan_id(self.plan)
 
     @property
     def payer_id(self) -> str:
-        plan = self.plan
-        return fhir_id("payer-" + (plan["contractId"] or plan["organization"] or plan["source"]))
+        return payer_id(self.plan)
 
     @property
     def payer_name(self) -> str:
@@ -64,13 +65,7 @@ class PlanRecord:
 
     @property
     def counties(self) -> list[AreaCounty]:
-        """Where a Plan Finder plan is sold (its stored service area); none for a payer's."""
-        area = cast(Json, self.plan).get("serviceArea") or {}
-        return list(area.get("counties", []))
-
-
-def county_location_id(fips: str) -> str:
-    return f"county-{fips}"
+        return plan_counties(self.plan)
 
 
 def county_location(county: AreaCounty, changed_at: str) -> Resource:

@@ -8,12 +8,13 @@ from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import IndexNames
 from core.npi import is_provider_key
+from core.plan_resources import county_location_id
 from service.errors import ResourceNotFound
 from service.fhir import store
 from service.fhir.elements import listed
 from service.fhir.hits import hit_of
 from service.fhir.models import PUBLISHED_TYPES, Resource, ResourceType
-from service.fhir.plans import PlanResources, county_location_id
+from service.fhir.plans import PlanResources
 from service.fhir.published import published_resource
 from service.fhir.query import HIT_SOURCE
 from service.fhir.resources import location, resource_of, serves

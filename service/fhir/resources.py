@@ -18,6 +18,7 @@ from core.plan_net_codes import (
     PROVIDER_ROLE_SYSTEM,
     provider_role,
 )
+from core.plan_resources import network_id
 from service.fhir.elements import (
     DATA_ABSENT,
     GENDERS,
@@ -37,7 +38,6 @@ from service.fhir.elements import (
     taxonomy,
     telecom,
 )
-from service.fhir.ids import network_id
 from service.fhir.models import Resource, ResourceType
 
 
