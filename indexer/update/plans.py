@@ -47,7 +47,7 @@ async def _indexed_plans(es: Any, index: str, years: set[int]) -> dict[str, dict
     return {hit["_id"]: hit["_source"] async for hit in async_scan(es, index=index, query=query)}
 
 
-async def _every_plan(es: Any, index: str) -> dict[str, Plan]:
+async def every_plan(es: Any, index: str) -> dict[str, Plan]:
     """Every plan of the index (a few hundred; not the published resources beside them)."""
     query = {"query": {"bool": {"must_not": {"exists": {"field": "resourceType"}}}}}
     return {hit["_id"]: hit["_source"] async for hit in async_scan(es, index=index, query=query)}
@@ -79,7 +79,7 @@ async def update_plans(es: Any, sources: PlanFiles, options: UpdateOptions) -> U
         plans: list[OfferedPlanDoc] = read_offered_plans(sources, _rejecting(report, rejects))
         years = {plan["contractYear"] for plan in plans}
         indexed = await _indexed_plans(es, index, years) if years else {}
-        every = await _every_plan(es, index)
+        every = await every_plan(es, index)
         after = dict(every)
         actions: list[Action] = []
         origin = Origin(sources.plans.name, 0, "")
