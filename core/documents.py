@@ -252,9 +252,8 @@ class SearchDoc(TypedDict):
     specialtyText: list[str]
     credentials: list[str]
     points: list[GeoPoint]  # one per geocoded location, for the radius, distance and facets
-    # The FHIR API's string, token and date parameters (core.fhir_terms: normalised, matched
+    # The FHIR API's string and token parameters (core.fhir_terms: normalised, matched
     # as prefixes), and the ids of the locations, which FHIR reads one at a time.
-    lastUpdated: IsoDate | None
     roleCodes: list[str]
     familyNames: list[str]
     givenNames: list[str]
@@ -278,7 +277,6 @@ class PublishedDoc(TypedDict):
     resourceType: str
     id: str
     source: str
-    lastUpdated: IsoDate | None
     terms: list[str]
     resource: Json
     changedAt: NotRequired[str]  # core.changes: stamped as the document is written

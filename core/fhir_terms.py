@@ -24,12 +24,6 @@ def _distinct(values: Iterable[str | None]) -> list[str]:
     return list(dict.fromkeys(n for v in values if v and (n := normalize(v))))
 
 
-def last_updated(provider: Provider) -> str | None:
-    """When the record last changed (NPPES's last update, else its enumeration): the
-    resources' ``meta.lastUpdated`` and what ``_lastUpdated`` compares."""
-    return provider["lastUpdated"] or provider["enumerationDate"]
-
-
 def role_codes(provider: Provider) -> list[str]:
     """The ProviderRoleCS codes of the provider's taxonomies (PractitionerRole.code)."""
     return list(dict.fromkeys(provider_role(s["code"])[0] for s in provider["specialties"]))

@@ -25,8 +25,9 @@ INDEX_KINDS: tuple[IndexKind, ...] = ("search", "providers", "coverage", "plans"
 # 4: the lookup document holds its two answers serialised, with their ETags; 5: providers and
 # locations say their sources, Plan-Net overlays and payers' plans; 6: the FHIR API's name,
 # address, location id and last-updated fields; 7: plans' costs, star ratings and service areas;
-# 8: the instant each FHIR resource last changed, and the removals index: core.changes).
-SCHEMA = 8
+# 8: the instant each FHIR resource last changed, and the removals index: core.changes;
+# 9: the last-updated days go, FHIR reads changedAt).
+SCHEMA = 9
 DEFAULT_PREFIX = "provider-directory"
 VERSION_FORMAT = "%Y%m%dt%H%M%S%f"  # when its load began (UTC): names sort by age
 
@@ -130,7 +131,6 @@ MAPPINGS: dict[IndexKind, dict[str, Any]] = {
             # and the in-radius locations of a hit are picked from the stored ones.
             "points": {"type": "geo_point"},
             # FHIR string parameters: normalised terms (core.fhir_terms), matched as prefixes.
-            "lastUpdated": {"type": "date", "format": "strict_date"},
             CHANGED_AT: CHANGED_AT_MAPPING,
             "roleCodes": _FILTER_KEYWORD,
             "familyNames": _FILTER_KEYWORD,
@@ -181,7 +181,6 @@ MAPPINGS: dict[IndexKind, dict[str, Any]] = {
             "source": _KEYWORD,
             "resourceType": _KEYWORD,
             "id": _KEYWORD,
-            "lastUpdated": {"type": "date", "format": "strict_date"},
             CHANGED_AT: CHANGED_AT_MAPPING,
             "terms": _FILTER_KEYWORD,
             "resource": _STORED_ONLY,

@@ -30,7 +30,6 @@ from core.documents import (
 from core.fhir_terms import (
     family_terms,
     given_terms,
-    last_updated,
     location_terms,
     name_terms,
     role_codes,
@@ -235,7 +234,6 @@ def search_document(
         "specialtyText": _searchable(texts),
         "credentials": _searchable(list(provider["credentials"])),
         "points": points,
-        "lastUpdated": last_updated(provider),
         "roleCodes": role_codes(provider),
         "familyNames": family_terms(provider),
         "givenNames": given_terms(provider),

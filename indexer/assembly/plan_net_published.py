@@ -179,7 +179,6 @@ def published_documents(directory: PlanNetDirectory) -> Iterator[tuple[str, Publ
             "resourceType": kind,
             "id": resource["id"],
             "source": directory.source,
-            "lastUpdated": updated,
             "terms": _terms(kind, body, rewriter),
             "resource": resource,
         }

@@ -32,7 +32,7 @@ from typing import Any
 
 import orjson
 
-from core.changes import CHANGED_AT, resources_gone, unstamped
+from core.changes import CHANGED_AT, Removal, resources_gone, unstamped
 from core.geo import lookup_zip
 from indexer.assembly.documents import Extras, build_documents
 from indexer.assembly.npiset import NpiSet
@@ -181,6 +181,11 @@ class _Applier:
         return lines
 
     async def _write(self, es: Any, writes: list[_Write]) -> None:
+        # Removal records first: once the providers are written, a rerun of a failed update
+        # finds them unchanged and could not tell what they were served as before.
+        removals = self._live.indices["removals"]
+        planned, _ = self._gone(writes)
+        await record_removals(es, removals, planned.items())
         # Two actions per provider and an even chunk size: a provider's pair shares a request.
         result = await bulk_index(es, self._actions(writes, "new"), chunk_size=1000)
         failed = {f.origin.npi: f for f in result.failed if f.origin is not None}
@@ -203,15 +208,16 @@ class _Applier:
             self._report.rejected["bulk_error"] += 1
             reason = f"bulk_error: {failure.reason}"
             self._rejects.add(self._report.file, write.origin.row, write.origin.npi, reason)
-        await self._record_removals(es, [w for w in writes if w.origin.npi not in failed])
+        removed, present = self._gone([w for w in writes if w.origin.npi not in failed])
+        self._report.removals += len(removed)
+        undone = planned.keys() - removed.keys()  # the records of writes put back
+        await record_removals(es, removals, (), [*present, *undone])
 
-    async def _record_removals(self, es: Any, written: list[_Write]) -> None:
+    def _gone(self, written: list[_Write]) -> tuple[dict[str, Removal], list[str]]:
         """The FHIR resources a provider was served as and is no more (all of them when it is
-        deactivated, a location it lost) are removed; those it is served as again are not."""
+        deactivated, a location it lost), and those it is served as again."""
         pairs = [(write.old[1], write.new[1]) for write in written]
-        removed, present = resources_gone(pairs, self._report.changed_at)
-        index = self._live.indices["removals"]
-        self._report.removals += await record_removals(es, index, removed.items(), present)
+        return resources_gone(pairs, self._report.changed_at)
 
 
 async def update_nppes(es: Any, path: Path, options: UpdateOptions) -> UpdateReport:

@@ -29,6 +29,7 @@ from core.documents import CoverageDoc, Location, Provider
 from core.index_contract import coverage_doc_id, plan_document_id
 from core.lookup_answers import stored_locations, stored_provider
 from core.plan_offers import ZIPS_FIELD
+from core.plan_resources import plans_removals
 from indexer.assembly import plan_net
 from indexer.assembly.documents import (
     ProviderDocuments,
@@ -45,6 +46,7 @@ from indexer.update import indexed as current
 from indexer.update.live_version import LiveVersion, visible_together
 from indexer.update.networks import flag_networks
 from indexer.update.options import UpdateError, UpdateOptions, update_session
+from indexer.update.plans import every_plan
 from indexer.update.removals import record_removals
 from indexer.update.report import UpdateReport
 from indexer.write.bulk import Action, Origin, action_lines, bulk_index, chunked
@@ -224,6 +226,8 @@ async def _plans(es: Any, live: LiveVersion, directory: PlanNetDirectory, at: st
     index = live.indices["plans"]
     query = {"query": {"term": {"source": directory.source}}}
     before = {hit["_id"]: hit["_source"] async for hit in async_scan(es, index=index, query=query)}
+    every = await every_plan(es, index)
+    after = dict(every)  # the plans once written: what the plan-built resources are made of
     origin = Origin(directory.source, 0, "")
     written: list[str] = []
 
@@ -240,6 +244,8 @@ async def _plans(es: Any, live: LiveVersion, directory: PlanNetDirectory, at: st
             if old is not None and _without_zips(fresh) == _without_zips(unstamped(old)):
                 continue
             written.append(doc_id)
+            if "resourceType" not in document:
+                after[doc_id] = document
             fresh[CHANGED_AT] = at
             yield action_lines("index", index)(doc_id), orjson.dumps(fresh), origin
         yield from ((action_lines("delete", index)(i), b"", origin) for i in before)
@@ -247,12 +253,15 @@ async def _plans(es: Any, live: LiveVersion, directory: PlanNetDirectory, at: st
     result = await bulk_index(es, actions())
     if result.failed:
         raise UpdateError(f"plans refused ({result.failed[0].reason}); run the update again")
+    for doc_id in before:
+        after.pop(doc_id, None)
+    gone, back = plans_removals(every.values(), after.values(), at)
     removed = [
         removal(doc["resourceType"], doc["id"], at)
         for doc in before.values()
         if "resourceType" in doc
     ]
-    return await record_removals(es, live.indices["removals"], removed, written)
+    return await record_removals(es, live.indices["removals"], [*removed, *gone], [*written, *back])
 
 
 def _without_zips(doc: Doc) -> Doc:

@@ -18,13 +18,16 @@ import orjson
 from elasticsearch.helpers import async_scan
 
 from core.changes import CHANGED_AT, unstamped
+from core.documents import Plan
 from core.index_contract import plan_document_id
 from core.plan_offers import NETWORK_ROWS_FIELD, ZIPS_FIELD, OfferedPlanDoc
+from core.plan_resources import plans_removals
 from indexer.assembly.plans import PLAN_FINDER, read_offered_plans
 from indexer.sources.discovery import PlanFiles
 from indexer.update import indexed as current
 from indexer.update.live_version import LiveVersion, visible_together
 from indexer.update.options import UpdateOptions, update_session
+from indexer.update.removals import record_removals
 from indexer.update.report import UpdateReport
 from indexer.write.bulk import Action, Origin, action_lines, bulk_index
 from indexer.write.rejects import Rejects
@@ -41,6 +44,12 @@ async def _indexed_plans(es: Any, index: str, years: set[int]) -> dict[str, dict
             }
         }
     }
+    return {hit["_id"]: hit["_source"] async for hit in async_scan(es, index=index, query=query)}
+
+
+async def every_plan(es: Any, index: str) -> dict[str, Plan]:
+    """Every plan of the index (a few hundred; not the published resources beside them)."""
+    query = {"query": {"bool": {"must_not": {"exists": {"field": "resourceType"}}}}}
     return {hit["_id"]: hit["_source"] async for hit in async_scan(es, index=index, query=query)}
 
 
@@ -70,6 +79,8 @@ async def update_plans(es: Any, sources: PlanFiles, options: UpdateOptions) -> U
         plans: list[OfferedPlanDoc] = read_offered_plans(sources, _rejecting(report, rejects))
         years = {plan["contractYear"] for plan in plans}
         indexed = await _indexed_plans(es, index, years) if years else {}
+        every = await every_plan(es, index)
+        after = dict(every)
         actions: list[Action] = []
         origin = Origin(sources.plans.name, 0, "")
         for plan in plans:
@@ -83,13 +94,20 @@ async def update_plans(es: Any, sources: PlanFiles, options: UpdateOptions) -> U
                 report.outcomes["unchanged"] += 1
                 continue
             report.outcomes["added" if old is None else "changed"] += 1
+            after[doc_id] = plan
             stamped = orjson.dumps({**flagged, CHANGED_AT: report.changed_at})
             actions.append((action_lines("index", index)(doc_id), stamped, origin))
         for doc_id in indexed:  # listed before, not any more (no row of the files)
             report.removed += 1
+            after.pop(doc_id)
             actions.append((action_lines("delete", index)(doc_id), b"", origin))
-        async with visible_together(es, [index]):
+        removals = live.indices["removals"]
+        async with visible_together(es, [index, removals]):
             result = await bulk_index(es, actions)
+            # The FHIR resources built from the plans that went with them (a payer or a county
+            # with its last plan), and those back again.
+            gone, back = plans_removals(every.values(), after.values(), report.changed_at)
+            report.removals += await record_removals(es, removals, gone, back)
         for failure in result.failed:
             report.rejected["bulk_error"] += 1
             rejects.add(sources.plans.name, 0, "", f"bulk_error: {failure.reason}")

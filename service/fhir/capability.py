@@ -41,6 +41,13 @@ _TEXT_DOCUMENTATION = (
     " and by distance with near."
 )
 
+_LAST_UPDATED_DOCUMENTATION = (
+    "The instant, to the second, the resource last changed in this directory (added or changed"
+    " by a load or an update: meta.lastUpdated), not when its source last changed it; a reload"
+    " restamps every resource. Compared exactly: gt with the last instant seen gets what"
+    " changed since."
+)
+
 
 def _definition(kind: ResourceType, name: str, base: str) -> str:
     if name == TEXT_PARAMETER:
@@ -73,6 +80,8 @@ def _resource(kind: ResourceType, base: str) -> Resource:
             entry["documentation"] = f"chains: {', '.join(name + '.' + c for c in chains[name])}"
         elif name == TEXT_PARAMETER:
             entry["documentation"] = _TEXT_DOCUMENTATION
+        elif name == "_lastUpdated":
+            entry["documentation"] = _LAST_UPDATED_DOCUMENTATION
         search_params.append(entry)
     resource: Resource = {
         "type": kind,

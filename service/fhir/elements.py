@@ -4,11 +4,12 @@ contact points, addresses, hours, accepting-new-patients and ``meta``, from the 
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import cast
 
 import langcodes
 
-from core.documents import Location, NewPatients, OpeningHours, Provider
-from core.fhir_terms import last_updated
+from core.changes import CHANGED_AT
+from core.documents import Json, Location, NewPatients, OpeningHours, Provider
 from core.npi import NpiIssue, provider_key
 from core.plan_net_codes import (
     ACCEPTING_SYSTEM,
@@ -54,11 +55,22 @@ def key_of(provider: Provider) -> str:
     return provider_key(provider["npis"], provider["id"])
 
 
-def provider_meta(name: str, provider: Provider) -> Resource:
+class ListedProvider(Provider):
+    """A provider as a search document lists it, with when that document last changed in this
+    directory (its ``changedAt``, core.changes): its resources' ``meta.lastUpdated``."""
+
+    changedAt: str
+
+
+def listed(source: Json) -> ListedProvider:
+    """The provider of a search document's ``_source`` (read with ``CHANGED_AT``)."""
+    return cast(ListedProvider, {**source["provider"], CHANGED_AT: source[CHANGED_AT]})
+
+
+def provider_meta(name: str, provider: ListedProvider) -> Resource:
     """``meta``; a ``tag`` per data-quality note (an NPI kept as the payer published it): the
     Plan-Net profiles leave ``meta.tag`` open, so the resource stays valid against them."""
-    updated = last_updated(provider) or "1900-01-01"
-    meta: Resource = {"lastUpdated": f"{updated}T00:00:00Z", "profile": [profile(name)]}
+    meta: Resource = {"lastUpdated": provider[CHANGED_AT], "profile": [profile(name)]}
     notes = provider.get("dataQuality")
     if notes:
         meta["tag"] = [

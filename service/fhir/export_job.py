@@ -18,6 +18,7 @@ from core.documents import Json
 from core.index_contract import IndexKind
 from service.errors import InvalidInput
 from service.fhir.models import PUBLISHED_TYPES, ResourceType, Search
+from service.fhir.published import PUBLISHED_SOURCE
 from service.fhir.query import build_query
 from service.search_kit.limits import RESOURCE_SOURCE
 
@@ -129,7 +130,7 @@ def page_body(job: Json, kind: ResourceType, part: int, after: list[Any] | None)
         "pit": {"id": job["pits"][alias], "keep_alive": f"{JOB_LIFETIME_SECONDS}s"},
         "sort": ["_shard_doc"],
         "track_total_hits": False,
-        "_source": ["resource", "lastUpdated"] if alias == "plans" else list(RESOURCE_SOURCE),
+        "_source": PUBLISHED_SOURCE if alias == "plans" else list(RESOURCE_SOURCE),
     }
     files = job["files"][kind]
     if files > 1:

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from core.documents import Location, Provider
-from service.fhir.ids import network_id
+from core.documents import Location
+from core.plan_resources import network_id
+from service.fhir.elements import ListedProvider
 from service.fhir.include_table import NAMED_BY_NOTHING, POINTING_NOWHERE
 from service.fhir.models import Resource, Search
 from service.fhir.resources import (
@@ -40,7 +41,7 @@ ELSEWHERE = frozenset(
 
 def _included(
     name: str,
-    provider: Provider,
+    provider: ListedProvider,
     locations: Sequence[Location],
     everywhere: Sequence[Location],
     networks: Sequence[str],
@@ -65,7 +66,7 @@ def _included(
 
 def _revincluded(
     name: str,
-    provider: Provider,
+    provider: ListedProvider,
     everywhere: Sequence[Location],
     networks: Sequence[str],
 ) -> list[Resource]:
@@ -87,7 +88,7 @@ def _revincluded(
 
 def brought_along(
     search: Search,
-    provider: Provider,
+    provider: ListedProvider,
     matched: Sequence[Location],
     everywhere: Sequence[Location],
     networks: Sequence[str] = (),

@@ -7,10 +7,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from core.fhir_terms import matches
+from service.fhir.date_search import instant_matches
 from service.fhir.models import Clause, Resource, Search
 from service.fhir.parameters import PARAMETERS, TARGETS
 from service.fhir.plans import PlanResources, network, search_terms
-from service.fhir.query import day_matches, reference_id
+from service.fhir.query import reference_id
 
 Index = Mapping[str, Resource]  # "Type/id" -> resource, to follow chains
 
@@ -32,7 +33,7 @@ def _holds(clause: Clause, index: int, resource: Resource, everything: Index) ->
         found = terms.get(clause.name, [])
     kind = clause.param.type
     if kind == "date":
-        return any(day_matches(day, clause.prefixes[index], value) for day in found)
+        return any(instant_matches(at, clause.prefixes[index], value) for at in found)
     if kind == "token":  # terms hold "system|code", and the bare code ("|code": no system)
         return value in found
     if kind == "reference":

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from core.changes import CHANGED_AT
 from service.fhir.models import TERMS, TEXT_PARAMETER, Param, ParamType, ResourceType
 
 # A provider organisation's type is OrgTypeCS "prvgrp" (the query answers it, no field holds it).
@@ -21,7 +22,7 @@ def absent(kind: ParamType, expression: str) -> Param:
 
 
 _ID = Param("token", "npi", "Resource.id")
-_LAST_UPDATED = Param("date", "lastUpdated", "Resource.meta.lastUpdated")
+_LAST_UPDATED = Param("date", CHANGED_AT, "Resource.meta.lastUpdated")
 _IDENTIFIER = Param("token", NPI_IDENTIFIER, "identifier")
 _NAME = Param("string", "nameParts", "name")
 _ADDRESS = Param("string", "addressParts", "address", per_location=True)
@@ -161,7 +162,7 @@ PARAMETERS: Final[dict[ResourceType, dict[str, Param]]] = {
     },
     "HealthcareService": {
         "_id": Param("token", TERMS, "Resource.id"),
-        "_lastUpdated": Param("date", "lastUpdated", "Resource.meta.lastUpdated"),
+        "_lastUpdated": _LAST_UPDATED,
         "identifier": Param("token", TERMS, "identifier"),
         "name": Param("string", TERMS, "name"),
         "service-category": Param("token", TERMS, "category"),
@@ -185,7 +186,7 @@ PARAMETERS: Final[dict[ResourceType, dict[str, Param]]] = {
     },
     "Endpoint": {
         "_id": Param("token", TERMS, "Resource.id"),
-        "_lastUpdated": Param("date", "lastUpdated", "Resource.meta.lastUpdated"),
+        "_lastUpdated": _LAST_UPDATED,
         "identifier": Param("token", TERMS, "identifier"),
         "organization": Param("reference", TERMS, "managingOrganization"),
         "organization.name": Param("string", TERMS, "managingOrganization.name"),

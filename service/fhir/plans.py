@@ -9,17 +9,20 @@ searched in memory (``service.fhir.memory``) rather than through a query per par
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import cast
 
-from core.documents import Json, Plan
-from core.fhir_terms import fhir_id
-from core.network import network_key
+from core.documents import Plan
 from core.plan_net_codes import BID_ID_SYSTEM, CODE_SYSTEMS, ORG_TYPE_SYSTEM, profile
 from core.plan_offers import AreaCounty
-from core.plans import plan_key
+from core.plan_resources import (
+    county_location_id,
+    insurance_plan_id,
+    network_id,
+    payer_id,
+    plan_counties,
+    year_key,
+)
 from core.text import normalize
 from service.fhir.elements import DATA_ABSENT, reference
-from service.fhir.ids import network_id
 from service.fhir.models import Resource
 
 PRODUCT_TYPE_SYSTEM = CODE_SYSTEMS + "InsuranceProductTypeCS"
@@ -33,24 +36,23 @@ JURISDICTION = ("jdn", "Jurisdiction")
 
 @dataclass(frozen=True)
 class PlanRecord:
-    """A plan as the plans index holds it, and the day its directory version was loaded."""
+    """A plan as the plans index holds it, and when it last changed in this directory (its
+    document's ``changedAt``, core.changes)."""
 
     plan: Plan
-    loaded: str
+    changed_at: str
 
     @property
     def key(self) -> str:
-        plan = self.plan
-        return network_key(plan["contractYear"], plan_key(plan["bidId"], plan["payerPlanId"]))
+        return year_key(self.plan)
 
     @property
     def id(self) -> str:
-        return fhir_id(self.key)
+        return insurance_plan_id(self.plan)
 
     @property
     def payer_id(self) -> str:
-        plan = self.plan
-        return fhir_id("payer-" + (plan["contractId"] or plan["organization"] or plan["source"]))
+        return payer_id(self.plan)
 
     @property
     def payer_name(self) -> str:
@@ -63,21 +65,15 @@ class PlanRecord:
 
     @property
     def counties(self) -> list[AreaCounty]:
-        """Where a Plan Finder plan is sold (its stored service area); none for a payer's."""
-        area = cast(Json, self.plan).get("serviceArea") or {}
-        return list(area.get("counties", []))
+        return plan_counties(self.plan)
 
 
-def county_location_id(fips: str) -> str:
-    return f"county-{fips}"
-
-
-def county_location(county: AreaCounty, record: PlanRecord) -> Resource:
+def county_location(county: AreaCounty, changed_at: str) -> Resource:
     """A county a plan is sold in, as a Plan-Net Location (an area, not a practice site)."""
     return {
         "resourceType": "Location",
         "id": county_location_id(county["fips"]),
-        "meta": _meta("Location", record),
+        "meta": _meta("Location", changed_at),
         "identifier": [{"system": COUNTY_FIPS_SYSTEM, "value": county["fips"]}],
         "status": "active",
         "name": f"{county['name']}, {county['state']}",
@@ -86,8 +82,8 @@ def county_location(county: AreaCounty, record: PlanRecord) -> Resource:
     }
 
 
-def _meta(name: str, record: PlanRecord) -> Resource:
-    return {"lastUpdated": f"{record.loaded}T00:00:00Z", "profile": [profile(name)]}
+def _meta(name: str, changed_at: str) -> Resource:
+    return {"lastUpdated": changed_at, "profile": [profile(name)]}
 
 
 def _coding(system: str, code_display: tuple[str, str]) -> Resource:
@@ -111,7 +107,7 @@ def insurance_plan(record: PlanRecord) -> Resource:
     resource: Resource = {
         "resourceType": "InsurancePlan",
         "id": record.id,
-        "meta": _meta("InsurancePlan", record),
+        "meta": _meta("InsurancePlan", record.changed_at),
         "identifier": [identifier],
         "status": "active",
         "type": [_coding(PRODUCT_TYPE_SYSTEM, MEDICARE_ADVANTAGE) if medicare else _absent()],
@@ -132,11 +128,11 @@ def insurance_plan(record: PlanRecord) -> Resource:
     return resource
 
 
-def payer(record: PlanRecord) -> Resource:
+def payer(record: PlanRecord, changed_at: str) -> Resource:
     return {
         "resourceType": "Organization",
         "id": record.payer_id,
-        "meta": _meta("Organization", record),
+        "meta": _meta("Organization", changed_at),
         "active": True,
         "type": [_coding(ORG_TYPE_SYSTEM, PAYER)],
         "name": record.payer_name,
@@ -148,7 +144,7 @@ def network(record: PlanRecord) -> Resource:
     return {
         "resourceType": "Organization",
         "id": network_id(record.key),
-        "meta": _meta("Network", record),
+        "meta": _meta("Network", record.changed_at),
         "active": True,
         "type": [_coding(ORG_TYPE_SYSTEM, NETWORK)],
         "name": record.network_name,
@@ -158,10 +154,10 @@ def network(record: PlanRecord) -> Resource:
 
 def search_terms(resource: Resource) -> dict[str, list[str]]:
     """What each search parameter matches in one of these resources: normalised strings,
-    ``system|code`` and bare codes, ``Type/id`` references, and the last-updated day."""
+    ``system|code`` and bare codes, ``Type/id`` references, and the last-updated instant."""
     terms: dict[str, list[str]] = {
         "_id": [resource["id"]],
-        "_lastUpdated": [resource["meta"]["lastUpdated"][:10]],
+        "_lastUpdated": [resource["meta"]["lastUpdated"]],
         "name": [normalize(resource["name"])],
     }
     codings = [c for t in resource.get("type", []) for c in t.get("coding", [])]
@@ -190,16 +186,28 @@ def search_terms(resource: Resource) -> dict[str, list[str]]:
     return terms
 
 
+def _keep_latest(latest: dict[str, str], key: str, changed_at: str) -> None:
+    latest[key] = max(latest.get(key, changed_at), changed_at)  # instants of one format: in order
+
+
 class PlanResources:
-    """The resources of every plan: InsurancePlans, and payers and networks (Organizations)."""
+    """The resources of every plan: InsurancePlans, and payers and networks (Organizations),
+    and the counties plans are sold in (Locations). A plan's InsurancePlan and network last
+    changed when the plan did; a payer and a county when the latest of their plans did."""
 
     def __init__(self, records: list[PlanRecord]) -> None:
         self.records = records
         self.insurance_plans = [insurance_plan(r) for r in records]
-        payers = {r.payer_id: payer(r) for r in records}
+        payer_changes: dict[str, str] = {}
+        county_changes: dict[str, str] = {}
+        for r in records:
+            _keep_latest(payer_changes, r.payer_id, r.changed_at)
+            for county in r.counties:
+                _keep_latest(county_changes, county["fips"], r.changed_at)
+        payers = {r.payer_id: payer(r, payer_changes[r.payer_id]) for r in records}
         self.organizations = [*payers.values(), *(network(r) for r in records)]
         counties = {
-            county["fips"]: county_location(county, record)
+            county["fips"]: county_location(county, county_changes[county["fips"]])
             for record in records
             for county in record.counties
         }

@@ -6,22 +6,23 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.changes import CHANGED_AT
 from core.documents import Json
 from core.fhir_terms import term
-from core.index_contract import loaded_on
 from core.text import normalize
+from service.fhir.date_search import instant_query
 from service.fhir.models import Clause, Resource, Search
 from service.fhir.parameters import TARGETS
-from service.fhir.query import NOTHING, date_query, reference_id
+from service.fhir.query import NOTHING, reference_id
 
 TERMS_FIELD = "terms"
-PUBLISHED_SOURCE = ["resource", "lastUpdated"]
+PUBLISHED_SOURCE = ["resource", CHANGED_AT]
 
 
 def _value(clause: Clause, index: int) -> Json:
     value = clause.values[index]
     if clause.param.type == "date":
-        return date_query("lastUpdated", clause.prefixes[index], value)
+        return instant_query(CHANGED_AT, clause.prefixes[index], value)
     if clause.param.type == "reference":
         found = reference_id(clause, value)
         kind = TARGETS[clause.name.split(".")[0]]
@@ -78,12 +79,11 @@ def organization_query(kinds: list[str], organizations: list[str], size: int) ->
 
 
 def published_resource(hit: Json) -> Resource:
-    """The resource as stored; a payer's resource without a last update is dated by its load."""
+    """The resource as stored, last updated when it last changed in this directory (what the
+    payer's own ``meta.lastUpdated`` said is not what ``_lastUpdated`` compares)."""
     source = hit["_source"]
     resource: Resource = source["resource"]
-    if "lastUpdated" not in resource["meta"]:
-        day = source.get("lastUpdated") or loaded_on(hit["_index"])
-        resource["meta"] = {"lastUpdated": f"{day}T00:00:00Z", **resource["meta"]}
+    resource["meta"] = {**resource["meta"], "lastUpdated": source[CHANGED_AT]}
     return resource
 
 

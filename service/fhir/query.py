@@ -3,7 +3,7 @@ the parameters a Location search applies to each location of a hit."""
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import date
 from typing import Any
 
 from core.documents import Json, Location
@@ -11,6 +11,7 @@ from core.fhir_terms import address_terms, city_terms, matches, postal_terms, st
 from core.network import in_network_clause
 from core.plan_net_codes import NPI_SYSTEM, NUCC_SYSTEM, ORG_TYPE_SYSTEM, PROVIDER_ROLE_SYSTEM
 from core.text import normalize
+from service.fhir.date_search import instant_query
 from service.fhir.elements import PROVIDER_ORGANIZATION
 from service.fhir.models import ENTITY_TYPES, Clause, Near, Search
 from service.fhir.parameters import NPI_IDENTIFIER, PROVIDER_TYPE, TARGETS
@@ -55,64 +56,11 @@ def _string(field: str, value: str, modifier: str | None) -> Json:
     return {"prefix": {field: wanted}}
 
 
-def _interval(value: str) -> tuple[str, str]:
-    """The instants a FHIR date of any precision covers: [start, end)."""
-    if len(value) == 4:
-        return f"{value}-01-01", f"{int(value) + 1}-01-01"
-    if len(value) == 7:
-        year, month = int(value[:4]), int(value[5:])
-        end = f"{year + month // 12}-{month % 12 + 1:02d}-01"
-        return f"{value}-01", end
-    if len(value) == 10:
-        return value, (date.fromisoformat(value) + timedelta(days=1)).isoformat()
-    # An instant: the store keeps days, each the instant of its midnight (UTC), so the days
-    # whose midnight falls in [instant, instant + its precision).
-    instant = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    if instant.tzinfo is not None:
-        instant = instant.astimezone(UTC).replace(tzinfo=None)
-    precision = timedelta(microseconds=1) if "." in value else timedelta(seconds=1)
-    return _first_midnight_from(instant), _first_midnight_from(instant + precision)
-
-
-def _first_midnight_from(instant: datetime) -> str:
-    """The day of the first midnight at or after ``instant``."""
-    day = instant.date()
-    return (day if instant.time() == time() else day + timedelta(days=1)).isoformat()
-
-
-def _bounds(prefix: str, value: str) -> dict[str, str]:
-    """The days a stored day must be in for ``prefix value`` (``ne``: the days it must not)."""
-    start, end = _interval(value)
-    return {
-        "eq": {"gte": start, "lt": end},
-        "ne": {"gte": start, "lt": end},
-        "gt": {"gte": end},
-        "sa": {"gte": end},
-        "ge": {"gte": start},
-        "lt": {"lt": start},
-        "eb": {"lt": start},
-        "le": {"lt": end},
-    }[prefix]
-
-
-def date_query(field: str, prefix: str, value: str) -> Json:
-    if prefix == "ne":
-        return {"bool": {"must_not": {"range": {field: _bounds(prefix, value)}}}}
-    return {"range": {field: _bounds(prefix, value)}}
-
-
-def day_matches(day: str, prefix: str, value: str) -> bool:
-    """The same comparison for a day held in memory."""
-    bounds = _bounds(prefix, value)
-    inside = bounds.get("gte", day) <= day and ("lt" not in bounds or day < bounds["lt"])
-    return not inside if prefix == "ne" else inside
-
-
 def _value_query(clause: Clause, index: int) -> Json:
     param, value = clause.param, clause.values[index]
     field = param.field
     if param.type == "date" and field:
-        return date_query(field, clause.prefixes[index], value)
+        return instant_query(field, clause.prefixes[index], value)
     if field == PROVIDER_TYPE:  # provider organisations are OrgTypeCS "prvgrp"
         system, bar, kind = value.rpartition("|")
         wanted = kind == PROVIDER_ORGANIZATION[0] and (not bar or system == ORG_TYPE_SYSTEM)

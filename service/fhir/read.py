@@ -8,11 +8,13 @@ from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import IndexNames
 from core.npi import is_provider_key
+from core.plan_resources import county_location_id
 from service.errors import ResourceNotFound
 from service.fhir import store
+from service.fhir.elements import listed
 from service.fhir.hits import hit_of
 from service.fhir.models import PUBLISHED_TYPES, Resource, ResourceType
-from service.fhir.plans import PlanResources, county_location_id
+from service.fhir.plans import PlanResources
 from service.fhir.published import published_resource
 from service.fhir.resources import location, resource_of, serves
 from service.search_kit import store as search_index
@@ -56,5 +58,5 @@ async def _location(es: AsyncElasticsearch, names: IndexNames, resource_id: str)
     for hit in (await search_index.search(es, names, body))["hits"]["hits"]:
         for place in hit["_source"]["locations"]:
             if place["id"] == resource_id:
-                return location(hit["_source"]["provider"], place)
+                return location(listed(hit["_source"]), place)
     raise ResourceNotFound("Location", resource_id)

@@ -11,17 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from core.documents import Location, Provider
+from core.documents import Location
 from core.plan_net_codes import (
     NETWORK_REFERENCE,
     ORG_TYPE_SYSTEM,
     PROVIDER_ROLE_SYSTEM,
     provider_role,
 )
+from core.plan_resources import network_id
 from service.fhir.elements import (
     DATA_ABSENT,
     GENDERS,
     PROVIDER_ORGANIZATION,
+    ListedProvider,
     address,
     compact,
     display_name,
@@ -36,11 +38,10 @@ from service.fhir.elements import (
     taxonomy,
     telecom,
 )
-from service.fhir.ids import network_id
 from service.fhir.models import Resource, ResourceType
 
 
-def practitioner(provider: Provider) -> Resource:
+def practitioner(provider: ListedProvider) -> Resource:
     qualifications = [
         compact(
             {
@@ -67,7 +68,7 @@ def practitioner(provider: Provider) -> Resource:
 
 
 def practitioner_role(
-    provider: Provider, locations: Sequence[Location], networks: Sequence[str] = ()
+    provider: ListedProvider, locations: Sequence[Location], networks: Sequence[str] = ()
 ) -> Resource:
     """``networks``: the plan years of the provider's in-network rows in force."""
     npi = key_of(provider)
@@ -100,7 +101,7 @@ def practitioner_role(
 
 
 def organization_affiliation(
-    provider: Provider, locations: Sequence[Location], networks: Sequence[str]
+    provider: ListedProvider, locations: Sequence[Location], networks: Sequence[str]
 ) -> Resource:
     """An organisation in the networks of its in-network rows in force, where it practises."""
     npi = key_of(provider)
@@ -119,7 +120,7 @@ def organization_affiliation(
     )
 
 
-def organization(provider: Provider, locations: Sequence[Location]) -> Resource:
+def organization(provider: ListedProvider, locations: Sequence[Location]) -> Resource:
     code, shown = PROVIDER_ORGANIZATION
     return compact(
         {
@@ -138,7 +139,7 @@ def organization(provider: Provider, locations: Sequence[Location]) -> Resource:
     )
 
 
-def location(provider: Provider, place: Location) -> Resource:
+def location(provider: ListedProvider, place: Location) -> Resource:
     point = place["address"]
     position = None
     if point["lat"] is not None and point["lng"] is not None:
@@ -167,7 +168,7 @@ def location(provider: Provider, place: Location) -> Resource:
 
 def resource_of(
     kind: ResourceType,
-    provider: Provider,
+    provider: ListedProvider,
     locations: Sequence[Location],
     networks: Sequence[str] = (),
 ) -> Resource:
@@ -182,7 +183,7 @@ def resource_of(
     return organization(provider, locations)
 
 
-def serves(kind: ResourceType, provider: Provider, networks: Sequence[str]) -> bool:
+def serves(kind: ResourceType, provider: ListedProvider, networks: Sequence[str]) -> bool:
     """Whether the provider is a resource of this type (Location: always, by its locations;
     an OrganizationAffiliation: an organisation in a network)."""
     if kind in ("Practitioner", "PractitionerRole"):

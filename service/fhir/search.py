@@ -18,11 +18,11 @@ from elasticsearch import AsyncElasticsearch
 from pydantic import ValidationError
 
 from core.index_contract import IndexNames
+from core.plan_resources import network_id
 from service.errors import InvalidInput
 from service.fhir import store
 from service.fhir.bundle import Page
 from service.fhir.hits import Hit, hit_of
-from service.fhir.ids import network_id
 from service.fhir.includes import brought_along, plan_references
 from service.fhir.location_search import location_page
 from service.fhir.memory import found_in_memory, network_keys

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from elasticsearch import AsyncElasticsearch
 
+from core.changes import CHANGED_AT
 from core.documents import Json
-from core.index_contract import IndexNames, loaded_on
+from core.index_contract import IndexNames
 from service.fhir.plans import PlanRecord
+from service.fhir.published import PUBLISHED_SOURCE
 from service.search_kit.limits import MAX_WINDOW, RESOURCE_SOURCE
 from service.search_kit.store import documents
 from service.storage import elasticsearch_errors, search_whole
@@ -24,8 +26,8 @@ EVERY_PLAN: Json = {
 
 
 def plan_records(response: Json) -> list[PlanRecord]:
-    """The plans of an EVERY_PLAN answer, each with the day its index version was loaded."""
-    return [PlanRecord(h["_source"], loaded_on(h["_index"])) for h in response["hits"]["hits"]]
+    """The plans of an EVERY_PLAN answer."""
+    return [PlanRecord(h["_source"], h["_source"][CHANGED_AT]) for h in response["hits"]["hits"]]
 
 
 async def plans(es: AsyncElasticsearch, names: IndexNames) -> list[PlanRecord]:
@@ -51,7 +53,7 @@ async def published_documents(
         return []
     with elasticsearch_errors("the plans index"):
         response = await es.mget(
-            index=names.alias("plans"), ids=ids, source_includes=["resource", "lastUpdated"]
+            index=names.alias("plans"), ids=ids, source_includes=PUBLISHED_SOURCE
         )
     return [
         {"_source": doc["_source"], "_index": doc["_index"]}

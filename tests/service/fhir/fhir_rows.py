@@ -9,7 +9,6 @@ import csv
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date, datetime
 from functools import cache
 from typing import Any
 
@@ -151,11 +150,6 @@ def string_match(held: Iterable[str], value: str, modifier: str | None = None) -
     return any(t.startswith(wanted) for t in held)
 
 
-def last_updated(row: Row) -> date:
-    text = row["Last Update Date"] or row["Provider Enumeration Date"]
-    return datetime.strptime(text, "%m/%d/%Y").date()
-
-
 def codes(row: Row) -> set[str]:
     return set(taxonomies(row))
 
@@ -219,7 +213,6 @@ class Listed:
     family: str
     given: tuple[str, ...]
     titles: tuple[str, ...]  # the first prefix and the first suffix
-    updated: date
     languages: frozenset[str]
     codes: frozenset[str]  # NUCC codes of its qualifications and of its roles' specialties
 
@@ -261,7 +254,6 @@ def plan_net_people() -> tuple[Listed, ...]:
                 name.get("family", ""),
                 tuple(name.get("given", [])),
                 tuple(t for k in ("prefix", "suffix") for t in name.get(k, [])[:1]),
-                date.fromisoformat(resource["meta"]["lastUpdated"][:10]),
                 frozenset(spoken),
                 frozenset(
                     _nucc(q["code"] for q in resource.get("qualification", []) if "code" in q)

@@ -50,15 +50,6 @@ def location_address() -> Case:
     return _address_case("address", F.most_common(F.place(r).line1 for r in F.rows()))
 
 
-def location_state_and_updated() -> Case:
-    params, _ = location_state()
-    state = params[0][1]
-    in_state = [r for r in F.rows() if F.place(r).state == state]
-    day = sorted(F.last_updated(r) for r in in_state)[len(in_state) // 2]
-    matched = [r for r in in_state if F.last_updated(r) >= day]
-    return [*params, ("_lastUpdated", f"ge{day}")], _at(matched)
-
-
 def location_organization() -> Case:
     row = F.organizations()[20]
     return [("organization", f"Organization/{row['NPI']}")], _at([row])
@@ -77,7 +68,6 @@ LOCATION_CASES = [
     location_state,
     location_zip5_of_zip9,
     location_address,
-    location_state_and_updated,
     location_organization,
     location_organization_name,
 ]
@@ -154,12 +144,6 @@ def org_type() -> OrgCase:
     return [*params, ("type", f"{system}|prvgrp")], expected, _none
 
 
-def org_last_updated() -> OrgCase:
-    day = sorted(F.last_updated(r) for r in F.organizations())[-20]
-    expected = {r["NPI"] for r in F.organizations() if F.last_updated(r) >= day}
-    return [("_lastUpdated", f"ge{day}")], expected, lambda r: r["meta"]["lastUpdated"] >= f"{day}"
-
-
 def org_ids() -> OrgCase:
     npis = {F.organizations()[1]["NPI"], F.organizations()[-1]["NPI"]}
     return [("_id", ",".join(sorted(npis)))], npis, _none
@@ -167,7 +151,7 @@ def org_ids() -> OrgCase:
 
 @pytest.mark.parametrize(
     "case",
-    [org_name, org_address, org_type, org_last_updated, org_ids],
+    [org_name, org_address, org_type, org_ids],
     ids=lambda c: c.__name__[4:],
 )
 async def test_organization_search(api: ApiClient, case: Callable[[], OrgCase]) -> None:

@@ -5,12 +5,14 @@ every search is walked to its last page."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import date, timedelta
+from datetime import timedelta
 
 import pytest
+from elasticsearch import AsyncElasticsearch
 from fhir.resources.R4B.capabilitystatement import CapabilityStatement
 from fhir.resources.R4B.searchparameter import SearchParameter
 
+from core.index_contract import IndexNames, version_started
 from core.plan_net_codes import PROVIDER_ROLES
 from service.fhir.include_table import INCLUDES, REVINCLUDES
 from service.fhir.parameters import PARAMETERS
@@ -63,15 +65,6 @@ def _accented(text: str) -> str:
     )
 
 
-def _median_day() -> date:
-    days = sorted(F.last_updated(r) for r in F.individuals())
-    return days[len(days) // 2]
-
-
-def _updated(test: Callable[[date], bool]) -> set[str]:
-    return _people(lambda r: test(F.last_updated(r)), lambda p: test(p.updated))
-
-
 def case_family() -> Case:
     value = _family().lower()
     return [("family", value)], _people(
@@ -119,27 +112,6 @@ def case_name_accented() -> Case:
     return _name_case(value)
 
 
-def case_last_updated_ge() -> Case:
-    day = _median_day()
-    return [("_lastUpdated", f"ge{day}")], _updated(lambda d: d >= day)
-
-
-def case_last_updated_lt() -> Case:
-    day = _median_day()
-    return [("_lastUpdated", f"lt{day}")], _updated(lambda d: d < day)
-
-
-def case_last_updated_window() -> Case:
-    day = _median_day()
-    params = [("_lastUpdated", f"gt{day}"), ("_lastUpdated", f"le{day + timedelta(days=3)}")]
-    return params, _updated(lambda d: day < d <= day + timedelta(days=3))
-
-
-def case_last_updated_day() -> Case:
-    day = _median_day()
-    return [("_lastUpdated", day.isoformat())], _updated(lambda d: d == day)
-
-
 def case_two_ids() -> Case:
     npis = {F.individuals()[0]["NPI"], F.plan_net_people()[0].npi}
     return [("_id", ",".join(sorted(npis)))], npis
@@ -153,10 +125,6 @@ PRACTITIONER_CASES = [
     case_name_exact,
     case_name_contains,
     case_name_accented,
-    case_last_updated_ge,
-    case_last_updated_lt,
-    case_last_updated_window,
-    case_last_updated_day,
     case_two_ids,
 ]
 
@@ -168,6 +136,32 @@ async def test_practitioner_search(api: ApiClient, case: Callable[[], Case]) -> 
     found = [r["id"] for r in F.entries(pages)]
     assert expected and sorted(found) == sorted(expected)
     assert pages[0]["total"] == len(expected)
+
+
+async def test_last_updated_is_the_instant_of_the_load(
+    api: ApiClient, es: AsyncElasticsearch, served_names: IndexNames
+) -> None:
+    """Every resource of a fresh load last changed at the load's start (its version's name),
+    to the second, and ``_lastUpdated`` compares that instant exactly."""
+    [index] = await es.indices.get_alias(name=served_names.alias("search"))
+    loaded = version_started(index.rsplit("-", 1)[-1]).replace(microsecond=0)
+    at = loaded.strftime("%Y-%m-%dT%H:%M:%SZ")
+    second = timedelta(seconds=1)
+    everybody = _people(lambda r: True, lambda p: True)
+    pages = await F.walk(api, "Practitioner", [("_lastUpdated", f"ge{at}")])
+    assert sorted(r["id"] for r in F.entries(pages)) == sorted(everybody)
+    assert {r["meta"]["lastUpdated"] for r in F.entries(pages)} == {at}
+    for value, expected in (
+        (f"gt{at}", set()),
+        (f"lt{at}", set()),
+        (f"gt{(loaded - second).strftime('%Y-%m-%dT%H:%M:%SZ')}", everybody),
+        (f"le{at}", everybody),
+        (f"ne{at}", set()),
+        (loaded.date().isoformat(), everybody),
+        (f"eb{loaded.date() + timedelta(days=1)}", everybody),
+    ):
+        found = await F.found_ids(api, "Practitioner", [("_lastUpdated", value)])
+        assert set(found) == expected, value
 
 
 async def test_practitioner_role_finds_the_same_practitioners(api: ApiClient) -> None:
@@ -234,16 +228,7 @@ def role_address() -> Case:
     return _city_case("address", lines)
 
 
-def role_ids_updated() -> Case:
-    """Two ids, and a day only one of them was updated on or after."""
-    by_day = sorted(F.individuals(), key=F.last_updated)
-    old, new = by_day[0], by_day[-1]
-    params = [("_id", f"{old['NPI']},{new['NPI']}"), ("_lastUpdated", f"ge{F.last_updated(new)}")]
-    return params, {new["NPI"]}
-
-
 ROLE_CASES = [
-    role_ids_updated,
     role_specialty,
     role_specialty_system,
     role_role,

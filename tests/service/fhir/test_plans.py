@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from core.documents import Plan
 from service.fhir.memory import found_in_memory, network_keys
 from service.fhir.params import read_search
@@ -26,7 +28,8 @@ MEDICARE = _plan(
     organization="Sunny Health",
 )
 PAYERS_OWN = _plan(payerPlanId="GoldQHP", source="plan-net:acme", planName="Acme Gold")
-PLANS = PlanResources([PlanRecord(MEDICARE, "2026-11-20"), PlanRecord(PAYERS_OWN, "2026-11-21")])
+MEDICARE_CHANGED, OWN_CHANGED = "2026-11-20T09:30:00Z", "2026-11-21T08:00:05Z"
+PLANS = PlanResources([PlanRecord(MEDICARE, MEDICARE_CHANGED), PlanRecord(PAYERS_OWN, OWN_CHANGED)])
 
 
 def _ids(kind: Any, pairs: list[tuple[str, str]], pool: list[dict[str, Any]]) -> list[str]:
@@ -38,7 +41,7 @@ def test_a_plan_year_is_a_plan_its_payer_and_its_network() -> None:
     assert medicare["id"] == "2026-H1234_001_000".replace("_", "-")
     assert medicare["ownedBy"]["reference"] == "Organization/payer-H1234"
     assert medicare["network"][0]["reference"] == "Organization/network-2026-H1234-001-000"
-    assert medicare["meta"]["lastUpdated"] == "2026-11-20T00:00:00Z"
+    assert medicare["meta"]["lastUpdated"] == MEDICARE_CHANGED
     assert medicare["type"][0]["coding"][0]["code"] == "mediadv"
     network = PLANS.index["Organization/network-2026-H1234-001-000"]
     assert network["partOf"]["reference"] == "Organization/payer-H1234"
@@ -57,6 +60,24 @@ def test_plans_are_found_by_name_identifier_type_and_owner() -> None:
     chained = [("administered-by.name", "acme"), ("_lastUpdated", "ge2026-11-21")]
     assert _ids("InsurancePlan", chained, plans) == []  # its payer is named by its source
     assert _ids("InsurancePlan", [("owned-by.name", "plan-net")], plans) == ["2026-payer-GoldQHP"]
+
+
+@pytest.mark.parametrize(
+    ("value", "found"),
+    [
+        ("gt2026-11-20T09:29:59Z", ["2026-H1234-001-000", "2026-payer-GoldQHP"]),
+        ("gt2026-11-20T09:30:00Z", ["2026-payer-GoldQHP"]),  # to the second
+        ("eq2026-11-20T09:30Z", ["2026-H1234-001-000"]),  # within that minute
+        ("eq2026-11-21", ["2026-payer-GoldQHP"]),
+        ("ne2026-11-21", ["2026-H1234-001-000"]),
+        ("lt2026-11-21T08:00:05Z", ["2026-H1234-001-000"]),
+        ("le2026-11-21T08:00:05Z", ["2026-H1234-001-000", "2026-payer-GoldQHP"]),
+        ("sa2026-11-21T08:00:04.5Z", ["2026-payer-GoldQHP"]),
+        ("eb2026-11-20T04:30:00-05:00", []),  # 09:30 UTC: not before it
+    ],
+)
+def test_last_updated_compares_the_instant_each_plan_changed(value: str, found: list[str]) -> None:
+    assert _ids("InsurancePlan", [("_lastUpdated", value)], PLANS.insurance_plans) == found
 
 
 def test_payers_and_networks_are_told_apart_by_type() -> None:

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from core.changes import CHANGED_AT
 from core.documents import Location
 from service.errors import InvalidInput
 from service.fhir.paging import decode_cursor, encode_cursor
@@ -48,17 +49,25 @@ def test_references_take_their_type_or_match_nothing() -> None:
 @pytest.mark.parametrize(
     ("value", "expected"),
     [
-        ("2020", {"gte": "2020-01-01", "lt": "2021-01-01"}),
-        ("2020-12", {"gte": "2020-12-01", "lt": "2021-01-01"}),
-        ("ge2020-02-28", {"gte": "2020-02-28"}),
-        ("gt2020-02-28", {"gte": "2020-02-29"}),
-        ("le2020-02-28", {"lt": "2020-02-29"}),
-        ("lt2020-02-28T10:00:00Z", {"lt": "2020-02-29"}),  # the 28th began before 10:00
+        ("2020", {"gte": "2020-01-01T00:00:00Z", "lt": "2021-01-01T00:00:00Z"}),
+        ("2020-12", {"gte": "2020-12-01T00:00:00Z", "lt": "2021-01-01T00:00:00Z"}),
+        ("ge2020-02-28", {"gte": "2020-02-28T00:00:00Z"}),
+        ("gt2020-02-28", {"gte": "2020-02-29T00:00:00Z"}),
+        ("le2020-02-28", {"lt": "2020-02-29T00:00:00Z"}),
+        ("lt2020-02-28T10:00:00Z", {"lt": "2020-02-28T10:00:00Z"}),
+        ("gt2020-02-28T10:00:00Z", {"gte": "2020-02-28T10:00:01Z"}),  # after that second
+        ("eq2020-02-28T10:00Z", {"gte": "2020-02-28T10:00:00Z", "lt": "2020-02-28T10:01:00Z"}),
+        # stored instants are whole seconds: after 10:00:00.5 is from 10:00:01
+        ("gt2020-02-28T10:00:00.5Z", {"gte": "2020-02-28T10:00:01Z"}),
+        ("ge2020-02-28T10:00:00.5Z", {"gte": "2020-02-28T10:00:01Z"}),
+        ("ge2024-01-10T20:00:00-05:00", {"gte": "2024-01-11T01:00:00Z"}),
     ],
 )
-def test_dates_cover_their_precision(value: str, expected: dict[str, str]) -> None:
+def test_dates_are_ranges_of_their_precision_and_instants_points(
+    value: str, expected: dict[str, str]
+) -> None:
     assert _filters("Practitioner", [("_lastUpdated", value)])[0] == {
-        "range": {"lastUpdated": expected}
+        "range": {CHANGED_AT: {**expected, "format": "strict_date_time_no_millis"}}
     }
 
 
@@ -97,14 +106,6 @@ def test_a_location_search_keeps_only_the_locations_that_match() -> None:
     assert location_matches(near, _place("Hartford", "06105", lat=41.77))
     assert not location_matches(near, _place("Hartford", "06105", lat=42.5))
     assert not location_matches(near, _place("Hartford", "06105"))  # not placed
-
-
-def test_an_instant_compares_with_the_midnights_the_days_stand_for() -> None:
-    at_eight_pm_in_new_york = "2024-01-10T20:00:00-05:00"  # 01:00 UTC on the 11th
-    filters = _filters("Practitioner", [("_lastUpdated", f"ge{at_eight_pm_in_new_york}")])
-    assert filters[0] == {"range": {"lastUpdated": {"gte": "2024-01-12"}}}
-    midnight = _filters("Practitioner", [("_lastUpdated", "2024-01-11T00:00:00Z")])
-    assert midnight[0] == {"range": {"lastUpdated": {"gte": "2024-01-11", "lt": "2024-01-12"}}}
 
 
 def test_an_element_the_resources_never_have_matches_nothing() -> None:
