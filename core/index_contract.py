@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from core.changes import CHANGED_AT, CHANGED_AT_MAPPING, REMOVALS_MAPPING
 from core.documents import Plan
+from core.fhir_terms import DERIVED_FIELDS
 from core.network import NETWORKS_FIELD, NETWORKS_MAPPING
 from core.plan_offers import COUNTIES_FIELD, PREMIUM_FIELD, SPECIAL_NEEDS_FIELD, ZIPS_FIELD
 from core.plans import plan_key
@@ -26,8 +27,9 @@ INDEX_KINDS: tuple[IndexKind, ...] = ("search", "providers", "coverage", "plans"
 # locations say their sources, Plan-Net overlays and payers' plans; 6: the FHIR API's name,
 # address, location id and last-updated fields; 7: plans' costs, star ratings and service areas;
 # 8: the instant each FHIR resource last changed, and the removals index: core.changes;
-# 9: the last-updated days go, FHIR reads changedAt).
-SCHEMA = 9
+# 9: the last-updated days go, FHIR reads changedAt; 10: the FHIR terms made from the provider
+# and locations indexed, not stored: core.fhir_terms).
+SCHEMA = 10
 DEFAULT_PREFIX = "provider-directory"
 VERSION_FORMAT = "%Y%m%dt%H%M%S%f"  # when its load began (UTC): names sort by age
 
@@ -93,6 +95,8 @@ MAPPINGS: dict[IndexKind, dict[str, Any]] = {
     # and locations are stored as they are.
     "search": {
         "dynamic": False,
+        # Terms made from the stored provider and locations are matched, never read back.
+        "_source": {"excludes": list(DERIVED_FIELDS)},
         "properties": {
             "npi": _KEYWORD,  # the tie-break of every sort
             "entityType": _FILTER_KEYWORD,

@@ -27,13 +27,7 @@ from core.documents import (
     SearchDoc,
     Specialty,
 )
-from core.fhir_terms import (
-    family_terms,
-    given_terms,
-    location_terms,
-    name_terms,
-    role_codes,
-)
+from core.fhir_terms import derived_terms, name_terms
 from core.lookup_answers import lookup_document
 from core.network import PeriodKey, period_key, periods_of
 from core.npi import provider_id, provider_key
@@ -201,7 +195,7 @@ def search_document(
             primary.append(s["code"])
         names.append(s["displayName"])
         texts += (s["displayName"], s["classification"], s["specialization"])
-    places = location_terms(locations)
+    terms = derived_terms(provider, locations)
     search: SearchDoc = {
         "npi": provider_key(provider["npis"], provider["id"]),
         "entityType": provider["entityType"],
@@ -234,15 +228,15 @@ def search_document(
         "specialtyText": _searchable(texts),
         "credentials": _searchable(list(provider["credentials"])),
         "points": points,
-        "roleCodes": role_codes(provider),
-        "familyNames": family_terms(provider),
-        "givenNames": given_terms(provider),
+        "roleCodes": terms["roleCodes"],
+        "familyNames": terms["familyNames"],
+        "givenNames": terms["givenNames"],
         "nameParts": name_terms(provider, other_names),
         "locationIds": [location["id"] for location in locations],
-        "cities": places["cities"],
-        "states": places["states"],
-        "postalCodes": places["postalCodes"],
-        "addressParts": places["addressParts"],
+        "cities": terms["cities"],
+        "states": terms["states"],
+        "postalCodes": terms["postalCodes"],
+        "addressParts": terms["addressParts"],
         "locations": locations,
         "provider": provider,
     }

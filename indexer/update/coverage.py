@@ -24,6 +24,7 @@ import orjson
 
 from core.changes import CHANGED_AT
 from core.documents import CoverageDoc
+from core.fhir_terms import with_derived_terms
 from core.network import NETWORKS_FIELD, periods_of
 from indexer.sources.coverage import CoverageDelete, CoverageRow, read_coverage
 from indexer.sources.csvfiles import Rejected
@@ -106,17 +107,19 @@ class _Applier:
         """The search documents of the providers named, with the networks they are in now."""
         for npis in chunked(sorted(self.written), batch):
             refreshed = await current.coverage_rows(es, self._index, npis)
-            searched = await current.documents(es, self._search, npis, [NETWORKS_FIELD])
+            searched = await current.documents(es, self._search, npis)
             actions: list[Action] = []
             for npi in npis:
                 if npi not in searched:
                     continue  # coverage of an NPI without a provider (as in a load)
                 rows = {**refreshed.get(npi, {}), **self.written[npi]}
                 networks = periods_of(current.networks([d for d in rows.values() if d]))
-                if searched[npi].get(NETWORKS_FIELD, []) != networks:
-                    line = action_lines("update", self._search)(npi)
+                stored = searched[npi]
+                if stored.get(NETWORKS_FIELD, []) != networks:
+                    # Written whole: a partial update would drop the terms the source lacks.
+                    line = action_lines("index", self._search)(npi)
                     changed = {NETWORKS_FIELD: networks, CHANGED_AT: self._report.changed_at}
-                    body = orjson.dumps({"doc": changed})
+                    body = orjson.dumps(with_derived_terms({**stored, **changed}))
                     actions.append((line, body, Origin(self._report.file, 0, npi)))
             result = await bulk_index(es, actions)
             if result.failed:

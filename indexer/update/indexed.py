@@ -10,7 +10,9 @@ import orjson
 from elasticsearch import AsyncElasticsearch
 from elasticsearch.helpers import async_scan
 
+from core.changes import unstamped
 from core.documents import CoverageDoc
+from core.fhir_terms import without_derived_terms
 from core.network import PeriodKey, period_key
 
 
@@ -43,6 +45,12 @@ def as_indexed(doc: object) -> dict[str, Any]:
     """The document as Elasticsearch returns it, to compare with what is indexed."""
     parsed: dict[str, Any] = orjson.loads(orjson.dumps(doc))
     return parsed
+
+
+def stored_search(doc: dict[str, Any]) -> dict[str, Any]:
+    """A search document as its stored source holds it, without its stamp: what an update
+    compares to tell a change."""
+    return without_derived_terms(unstamped(doc))
 
 
 def networks(rows: Iterable[CoverageDoc]) -> list[PeriodKey | None]:

@@ -32,7 +32,7 @@ from typing import Any
 
 import orjson
 
-from core.changes import CHANGED_AT, Removal, resources_gone, unstamped
+from core.changes import CHANGED_AT, Removal, resources_gone
 from core.geo import lookup_zip
 from indexer.assembly.documents import Extras, build_documents
 from indexer.assembly.npiset import NpiSet
@@ -128,7 +128,8 @@ class _Applier:
         )
         docs = build_documents(row, self._joins.nucc, extras)
         new = (current.as_indexed(docs.lookup()), current.as_indexed(docs.search))
-        if new == (indexed[0], indexed[1] and unstamped(indexed[1])):
+        stored = (new[0], current.stored_search(new[1]))
+        if stored == (indexed[0], indexed[1] and current.stored_search(indexed[1])):
             return None
         new[1][CHANGED_AT] = self._report.changed_at
         outcome = "changed" if indexed[0] else "reactivated" if row.reactivated_on else "added"

@@ -26,6 +26,7 @@ from elasticsearch.helpers import async_scan
 
 from core.changes import CHANGED_AT, SearchPair, removal, resources_gone, unstamped
 from core.documents import CoverageDoc, Location, Provider
+from core.fhir_terms import with_derived_terms
 from core.index_contract import coverage_doc_id, plan_document_id
 from core.lookup_answers import stored_locations, stored_provider
 from core.plan_offers import ZIPS_FIELD
@@ -151,7 +152,8 @@ class _Applier:
             if nppes_listed and search is not None:
                 # Names and the other text come from the NPPES row, which this export lacks.
                 fresh = current.as_indexed(docs.search)
-                docs.search = cast(Any, {**search, **{f: fresh[f] for f in _OVERLAY_FIELDS}})
+                merged = {**search, **{f: fresh[f] for f in _OVERLAY_FIELDS}}
+                docs.search = cast(Any, with_derived_terms(merged))
             written = self._provider_actions(npi, lookup, search, docs, origin)
             actions += written
             # A changed accepting-new-patients or period changes a row, not the documents.
@@ -202,7 +204,7 @@ class _Applier:
         new_search = unstamped(current.as_indexed(docs.search))
         if new_lookup != lookup:
             actions.append(self._index("providers", npi, new_lookup, origin))
-        if search is None or new_search != unstamped(search):
+        if search is None or current.stored_search(new_search) != current.stored_search(search):
             new_search[CHANGED_AT] = self._report.changed_at
             actions.append(self._index("search", npi, new_search, origin))
             self.stamped.append((search, new_search))

@@ -23,6 +23,7 @@ from indexer.update.coverage import update_coverage
 from indexer.update.live_version import live_version
 from indexer.update.options import UpdateOptions
 from indexer.update.report import UpdateReport
+from tests.service.fhir import fhir_rows as F
 from tests.service.search.calls import all_results
 from tests.source_rows import active_rows, canonical_bid, coverage_rows, in_force
 
@@ -134,6 +135,26 @@ class Live:
         results = await all_results(self.api, self.headers, location=point, radius=1, **plan)
         return row["npi"] in {result["npis"][0] for result in results}
 
+    async def fhir_finds(self, npi: str) -> bool:
+        """Whether a FHIR search by the NPPES row's practice ZIP (and family name) finds it."""
+        row = F.row_of(npi)
+        zip5 = F.place(row).zip[:5]
+        if row["Entity Type Code"] == "1":
+            asked = [
+                (
+                    "Practitioner",
+                    [("_id", npi), ("family", row["Provider Last Name (Legal Name)"])],
+                ),
+                ("PractitionerRole", [("_id", npi), ("location.address-postalcode", zip5)]),
+            ]
+        else:
+            asked = [("Organization", [("_id", npi), ("address", zip5)])]
+        for kind, params in asked:
+            found = await F.fetch(self.api, f"/fhir/{kind}", params, headers=self.headers)
+            if [entry["resource"]["id"] for entry in found.get("entry", [])] != [npi]:
+                return False
+        return True
+
     async def geocoded(self, rows: list[Row]) -> Row:
         """The first row whose NPI has a location with a point (search can find it)."""
         for row in rows[:50]:
@@ -185,9 +206,11 @@ async def test_a_termination_before_today_takes_the_provider_out_of_network(live
     kept = [r for r in others if _in_force(r, TODAY)][:3]  # the provider's other plans
     assert kept and all([await live.in_search(r) for r in kept])
     assert await live.status(row) == "in_network" and await live.in_search(row)
+    assert await live.fhir_finds(row["npi"])
     report = await live.update([{**row, "termination_date": ENDED}])
     assert report.outcomes == {"changed": 1} and report.accounted
     assert report.search_rewritten == 1
+    assert await live.fhir_finds(row["npi"])  # the rewritten document keeps its FHIR terms
     assert await live.status(row) == "out_of_network"
     assert not await live.in_search(row)
     assert all([await live.in_search(r) for r in kept])

@@ -345,5 +345,13 @@ async def test_a_newer_export_replaces_what_the_directory_said(
         body = {"contractYear": 2026, "payerPlanIds": ["HPID280000"], "npis": [{"npi": npi}]}
         [plan] = await _post(api, auth, "/v2/providers/coverage", body)
         assert plan["providers"][0]["networkStatus"] == "out_of_network"
+        # The rewritten search document keeps the FHIR terms of the NPPES provider.
+        zip5 = row["Provider Business Practice Location Address Postal Code"][:5]
+        for kind, term in (
+            ("Practitioner", ("family", row["Provider Last Name (Legal Name)"])),
+            ("PractitionerRole", ("location.address-postalcode", zip5)),
+        ):
+            found = await (await api.get(f"/fhir/{kind}", params=[("_id", npi), term])).json()
+            assert [entry["resource"]["id"] for entry in found.get("entry", [])] == [npi]
     finally:
         await es.indices.delete(index=f"{names.prefix}-*", ignore_unavailable=True)
