@@ -28,8 +28,8 @@ INDEX_KINDS: tuple[IndexKind, ...] = ("search", "providers", "coverage", "plans"
 # address, location id and last-updated fields; 7: plans' costs, star ratings and service areas;
 # 8: the instant each FHIR resource last changed, and the removals index: core.changes;
 # 9: the last-updated days go, FHIR reads changedAt; 10: the FHIR terms made from the provider
-# and locations indexed, not stored: core.fhir_terms).
-SCHEMA = 10
+# and locations indexed, not stored: core.fhir_terms; 11: a plan's ZIPs kept in its source).
+SCHEMA = 11
 DEFAULT_PREFIX = "provider-directory"
 VERSION_FORMAT = "%Y%m%dt%H%M%S%f"  # when its load began (UTC): names sort by age
 
@@ -167,10 +167,9 @@ MAPPINGS: dict[IndexKind, dict[str, Any]] = {
     # .PublishedDoc: HealthcareServices, Endpoints), each replaced with its directory's plans.
     "plans": {
         "dynamic": False,
-        # A plan's ZIPs (thousands for a state-wide plan) are matched, never read back: kept
-        # out of the stored source, every read of a plan parses less (zipsDigest says they
-        # changed).
-        "_source": {"excludes": [ZIPS_FIELD]},
+        # A plan's ZIPs (thousands for a state-wide plan) are kept in the stored source, as
+        # every field is: a partial update (the network flag) rewrites a document from it.
+        # Reads leave them out (PLAN_READ_SOURCE); zipsDigest says they changed.
         "properties": {
             "contractYear": {"type": "integer"},
             "bidId": _KEYWORD,
@@ -198,6 +197,10 @@ MAPPINGS: dict[IndexKind, dict[str, Any]] = {
 # The lookup index is its stored answers (serialised JSON inside JSON) read one by id: the
 # stronger codec halves its bytes (134k: 66 MB -> 35 MB) for one small decompression per read.
 _CODECS: dict[IndexKind, str] = {"providers": "best_compression"}
+
+
+# How a plan is read whole: without its ZIPs, which only the area filter matches.
+PLAN_READ_SOURCE: dict[str, list[str]] = {"excludes": [ZIPS_FIELD]}
 
 
 def index_settings(kind: IndexKind, shards: int = 1, replicas: int = 0) -> dict[str, Any]:

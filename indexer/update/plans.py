@@ -19,7 +19,7 @@ from elasticsearch.helpers import async_scan
 
 from core.changes import CHANGED_AT, unstamped
 from core.documents import Plan
-from core.index_contract import plan_document_id
+from core.index_contract import PLAN_READ_SOURCE, plan_document_id
 from core.plan_offers import NETWORK_ROWS_FIELD, ZIPS_FIELD, OfferedPlanDoc
 from core.plan_resources import plans_removals
 from indexer.assembly.plans import PLAN_FINDER, read_offered_plans
@@ -42,14 +42,18 @@ async def _indexed_plans(es: Any, index: str, years: set[int]) -> dict[str, dict
                     {"terms": {"contractYear": sorted(years)}},
                 ]
             }
-        }
+        },
+        "_source": PLAN_READ_SOURCE,
     }
     return {hit["_id"]: hit["_source"] async for hit in async_scan(es, index=index, query=query)}
 
 
 async def every_plan(es: Any, index: str) -> dict[str, Plan]:
     """Every plan of the index (a few hundred; not the published resources beside them)."""
-    query = {"query": {"bool": {"must_not": {"exists": {"field": "resourceType"}}}}}
+    query = {
+        "query": {"bool": {"must_not": {"exists": {"field": "resourceType"}}}},
+        "_source": PLAN_READ_SOURCE,
+    }
     return {hit["_id"]: hit["_source"] async for hit in async_scan(es, index=index, query=query)}
 
 

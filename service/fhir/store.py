@@ -7,7 +7,7 @@ from elasticsearch import AsyncElasticsearch
 
 from core.changes import CHANGED_AT
 from core.documents import Json
-from core.index_contract import IndexNames
+from core.index_contract import PLAN_READ_SOURCE, IndexNames
 from service.fhir.plans import PlanRecord
 from service.fhir.published import PUBLISHED_SOURCE
 from service.search_kit.limits import MAX_WINDOW, RESOURCE_SOURCE
@@ -20,6 +20,7 @@ MAX_PLANS = MAX_WINDOW  # far above the plans of any directory
 # Every plan: the plans index holds hundreds of plans, not millions.
 EVERY_PLAN: Json = {
     "size": MAX_PLANS,
+    "_source": PLAN_READ_SOURCE,
     "query": {"bool": {"must_not": {"exists": {"field": "resourceType"}}}},
     "sort": ["_doc"],
 }

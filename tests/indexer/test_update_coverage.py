@@ -337,3 +337,34 @@ async def test_a_delete_row_in_a_full_load_is_rejected(
     fields = ("networkStatus", "locationId", "effectiveDate", "terminationDate")
     columns = ("network_status", "location_id", "effective_date", "termination_date")
     assert [stored["_source"][f] or "" for f in fields] == [kept[c] for c in columns]
+
+
+def _zip_plan_rows() -> list[Row]:
+    path = shared.SAMPLE_DIR / "medicare_plan_finder_2026_zip_plan.csv"
+    with open(path, encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+async def test_a_plans_first_row_flags_it_and_keeps_it_found_by_zip(live: Live) -> None:
+    """A plan no row named: its first row makes it answer in network (not unknown), and the
+    plan search still finds it in a ZIP the Plan Finder files sell it in."""
+    with_rows = {r["bid_id"] for r in ROWS}
+    sold = [(canonical_bid(z["bid_id"]), z["zip"]) for z in _zip_plan_rows()]
+    year = int(ROWS[0]["contract_year"])
+
+    async def found_in(zip5: str) -> set[str]:
+        body = {"zip": zip5, "contractYear": year, "pageSize": 100, "snp": "include"}
+        body["planTypes"] = ["H", "R", "E", "S"]
+        answer = await live.api.post("/v2/plans/search", json=body, headers=live.headers)
+        assert answer.status == 200, await answer.text()
+        return {plan["bidId"] for plan in (await answer.json())["results"]}
+
+    candidates = dict(pair for pair in sold if pair[0] not in with_rows)  # a ZIP per plan
+    sold_and_found = [(b, z) for b, z in list(candidates.items())[:40] if b in await found_in(z)]
+    bid, zip5 = sold_and_found[0]
+    row = {**(await live.uncovered()), "bid_id": bid}
+    assert await live.status(row) == "unknown"
+    report = await live.update([row])
+    assert report.outcomes == {"added": 1}
+    assert await live.status(row) == "in_network"
+    assert bid in await found_in(zip5)
