@@ -5,7 +5,6 @@ provider only the directory lists. Every value it adds names its source."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -237,11 +236,16 @@ def listed_provider(
 # ---- stored with the lookup document, so an update of either source can rebuild the other ----
 
 
+def _site_fields(site: Site) -> dict[str, Any]:
+    # As dataclasses.asdict gives them (orjson sorts the keys), without its deep copy per value.
+    return {**vars(site), "hours": [vars(hours) for hours in site.hours]}
+
+
 def _stored(overlay: Overlay) -> dict[str, Any]:
     listed = overlay.provider
     return {
-        "person": dataclasses.asdict(listed.person),
-        "sites": {ref: dataclasses.asdict(site) for ref, site in listed.sites.items()},
+        "person": vars(listed.person),  # plain values only
+        "sites": {ref: _site_fields(site) for ref, site in listed.sites.items()},
         "newPatients": listed.new_patients,
         "taxonomies": listed.taxonomies,
     }

@@ -26,7 +26,7 @@ from core.plan_net_codes import NPI_SYSTEM
 from indexer.sources import plan_net_resources as read
 from indexer.sources.plan_net_files import RESOURCE_TYPES, Place, Resource, Unreadable, read_export
 from indexer.sources.plan_net_providers import Joined, SpilledProviders
-from indexer.sources.plan_net_records import Invalid, Org, Person, Plan, Site
+from indexer.sources.plan_net_records import ORG_ROWS, SITE_ROWS, Invalid, Org, Person, Plan, Site
 from indexer.sources.spill import Spill, SpilledMap
 
 Reject = Callable[[str, int, str, str], None]  # (file name, line, npi, reason)
@@ -62,8 +62,8 @@ class PlanNetDirectory:
 
     def __post_init__(self) -> None:
         self.published = self.spill.table(dict)
-        self.organizations = self.spill.table(Org, ordered=False)
-        self.sites = self.spill.table(Site, ordered=False)
+        self.organizations = self.spill.table(Org, ordered=False, codec=ORG_ROWS)
+        self.sites = self.spill.table(Site, ordered=False, codec=SITE_ROWS)
         self.providers = SpilledProviders(self.spill, self.sites)
 
     @property

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
-from indexer.sources.plan_net_records import Person, Site
+from indexer.sources.plan_net_records import PERSON_ROWS, Person, Site
 from indexer.sources.spill import Spill, SpilledMap
 
 
@@ -51,7 +51,7 @@ class SpilledProviders(Mapping[str, PlanNetProvider]):
     """The providers by NPI, in the order they were added; a value read back is a copy."""
 
     def __init__(self, spill: Spill, sites: SpilledMap[Site]) -> None:
-        self._people = spill.table(Person)
+        self._people = spill.table(Person, codec=PERSON_ROWS)
         self._joined = spill.rows()
         self._sites = sites
 

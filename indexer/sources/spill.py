@@ -1,6 +1,7 @@
 """Keyed records kept on disk instead of in memory, so reading a national payer's export holds
 memory flat: one SQLite file in a temporary directory per reading, a table per kind of record,
-values pickled (strings kept as they are). The file goes when its ``Spill`` is closed or
+values pickled (strings kept as they are), or marshalled as rows of plain values when the kind
+gives its ``RowCodec``. The file goes when its ``Spill`` is closed or
 collected, at the latest when the job's process exits.
 
 A value read back is a copy: who changes it writes it back (``spilled[key] = value``).
@@ -13,12 +14,21 @@ import pickle
 import sqlite3
 import tempfile
 import weakref
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Callable, Iterator, MutableMapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar, cast
 
 V = TypeVar("V")
 _PAGE_CACHE_KIB = 65_536  # SQLite's page cache: what the file holds in memory at most
+
+
+@dataclass(frozen=True)
+class RowCodec(Generic[V]):
+    """A record as a tuple of plain values and back: marshalled, cheaper than a pickle."""
+
+    to_row: Callable[[V], tuple[Any, ...]]
+    from_row: Callable[[tuple[Any, ...]], V]
 
 
 class Spill:
@@ -47,12 +57,16 @@ class Spill:
         self._tables = 0
         self._closed = weakref.finalize(self, _close, self._db, self._directory)
 
-    def table(self, kind: type[V], *, ordered: bool = True) -> SpilledMap[V]:
+    def table(
+        self, kind: type[V], *, ordered: bool = True, codec: RowCodec[V] | None = None
+    ) -> SpilledMap[V]:
         """A new record kind holding ``kind`` values (strings are kept as they are, others
-        pickled). ``ordered``: iterated in insertion order, as a dict is; otherwise in key order,
-        and each read or write is one B-tree walk instead of two (key index, then row)."""
+        marshalled through ``codec`` when given, else pickled). ``ordered``: iterated in
+        insertion order, as a dict is; otherwise in key order, and each read or write is one
+        B-tree walk instead of two (key index, then row)."""
         self._tables += 1
-        return SpilledMap(self, self._db, f"t{self._tables}", plain=kind is str, ordered=ordered)
+        table = f"t{self._tables}"
+        return SpilledMap(self, self._db, table, plain=kind is str, ordered=ordered, codec=codec)
 
     def rows(self) -> SpilledRows:
         """A new kind of rows appended under a key, read back per key in the order appended."""
@@ -72,23 +86,39 @@ class SpilledMap(MutableMapping[str, V], Generic[V]):
     """A dict on disk: keys in insertion order, or in key order when not ``ordered``."""
 
     def __init__(
-        self, spill: Spill, db: sqlite3.Connection, table: str, *, plain: bool, ordered: bool
+        self,
+        spill: Spill,
+        db: sqlite3.Connection,
+        table: str,
+        *,
+        plain: bool,
+        ordered: bool,
+        codec: RowCodec[V] | None = None,
     ) -> None:
         self._spill = spill  # the file lives as long as any of its tables
         self._db = db
         self._table = table
         self._plain = plain
+        self._codec = codec
         # The position iteration pages by: the row id (insertion order), else the key itself.
         self._position = "rowid" if ordered else "key"
         layout = "" if ordered else " WITHOUT ROWID"
         db.execute(f"CREATE TABLE {table} (key TEXT PRIMARY KEY, value NOT NULL){layout}")
 
     def _encode(self, value: V) -> object:
-        return value if self._plain else pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        if self._plain:
+            return value
+        if self._codec is not None:
+            return marshal.dumps(self._codec.to_row(value))
+        return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
 
     def _decode(self, stored: Any) -> V:
         # Our own file, written by this process.
-        return cast(V, stored if self._plain else pickle.loads(stored))
+        if self._plain:
+            return cast(V, stored)
+        if self._codec is not None:
+            return self._codec.from_row(marshal.loads(stored))
+        return cast(V, pickle.loads(stored))
 
     def __getitem__(self, key: str) -> V:
         row = self._db.execute(f"SELECT value FROM {self._table} WHERE key = ?", (key,)).fetchone()

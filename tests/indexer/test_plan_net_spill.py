@@ -11,6 +11,15 @@ from pathlib import Path
 import pytest
 
 from indexer.generate.plan_net import generate_plan_net
+from indexer.sources.plan_net_records import (
+    ORG_ROWS,
+    PERSON_ROWS,
+    SITE_ROWS,
+    Hours,
+    Org,
+    Person,
+    Site,
+)
 from indexer.sources.spill import Spill
 from tests.conftest import SAMPLE_DIR
 
@@ -61,6 +70,31 @@ def test_rows_appended_under_a_key_come_back_in_order() -> None:
         rows.append(key, row)
     assert rows.get("b") == [("x", None), ("z", 2)]
     assert rows.get("a") == [(1, ("y",))] and rows.get("c") == []
+
+
+def test_records_kept_as_rows_come_back_equal() -> None:
+    person = Person(
+        "1234567893", True, None, "Ann", None, "Lee", "Dr", None, "F", ("es", "fr"),
+        (("207Q00000X", "Family Medicine"), ("208D00000X", None)), "2026-01-02",
+        "npi_check_digit_invalid", None,
+    )  # fmt: skip
+    hours = (Hours(("mon", "tue"), False, "08:00", "17:00"), Hours(("sat",), True, None, None))
+    site = Site(
+        "Clinic", "1 Main St", "", "Boston", "MA", "02110", 42.36, -71.05, ("617-555-0100",), (),
+        hours, "accepting",
+    )  # fmt: skip
+    orgs = [Org("prvgrp", "Group", person), Org(None, None, None)]
+    spill = Spill()
+    people = spill.table(Person, codec=PERSON_ROWS)
+    sites = spill.table(Site, ordered=False, codec=SITE_ROWS)
+    by_ref = spill.table(Org, ordered=False, codec=ORG_ROWS)
+    people[person.npi] = person
+    sites["Location/1"] = site
+    for number, org in enumerate(orgs):
+        by_ref[f"Organization/{number}"] = org
+    assert people[person.npi] == person and people[person.npi].npis == [person.npi]
+    assert sites["Location/1"] == site and sites["Location/1"].hours[1].all_day
+    assert [by_ref[f"Organization/{n}"] for n in range(2)] == orgs
 
 
 def test_the_scratch_file_goes_with_its_spill() -> None:
