@@ -28,7 +28,8 @@ INDEX_KINDS: tuple[IndexKind, ...] = ("search", "providers", "coverage", "plans"
 # address, location id and last-updated fields; 7: plans' costs, star ratings and service areas;
 # 8: the instant each FHIR resource last changed, and the removals index: core.changes;
 # 9: the last-updated days go, FHIR reads changedAt; 10: the FHIR terms made from the provider
-# and locations indexed, not stored: core.fhir_terms; 11: a plan's ZIPs kept in its source).
+# and locations indexed, not stored: core.fhir_terms; 11: a plan's ZIPs kept in its source,
+# a directory's participation rows keyed by the directory too).
 SCHEMA = 11
 DEFAULT_PREFIX = "provider-directory"
 VERSION_FORMAT = "%Y%m%dt%H%M%S%f"  # when its load began (UTC): names sort by age
@@ -66,8 +67,18 @@ def loaded_on(index: str) -> str:
     return version_started(index.rsplit("-", 1)[-1]).date().isoformat()
 
 
-def coverage_doc_id(contract_year: int, bid_id: str, npi: str, location_id: str | None) -> str:
-    return f"{contract_year}:{bid_id}:{npi}:{location_id or '*'}"
+def coverage_doc_id(
+    contract_year: int,
+    bid_id: str,
+    npi: str,
+    location_id: str | None,
+    directory: str | None = None,
+) -> str:
+    """A participation row's id: its plan, NPI and location; a payer directory's rows carry the
+    directory's source too, so a row the operator's coverage file and a directory both name is
+    kept twice, once per publisher, not overwritten."""
+    row = f"{contract_year}:{bid_id}:{npi}:{location_id or '*'}"
+    return row if directory is None else f"{directory}|{row}"
 
 
 def plan_doc_id(contract_year: int, key: str) -> str:

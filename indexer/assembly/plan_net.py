@@ -166,7 +166,8 @@ def apply(
         location_id = site_ids.get(membership.site) if membership.site else None
         for link in overlay.links.get(membership.network, ()):
             row = _coverage(npi, membership, link, location_id, source)
-            rows.setdefault(coverage_doc_id(link.contract_year, link.key, npi, location_id), row)
+            row_id = coverage_doc_id(link.contract_year, link.key, npi, location_id, source)
+            rows.setdefault(row_id, row)
     return provider, located, list(rows.values())
 
 

@@ -131,7 +131,9 @@ class ActionStream:
         yield self._search_line(npi), dumps(docs.search), origin
         for row in docs.coverage:
             self._with_rows.add((row["contractYear"], row["bidId"]))
-            doc_id = coverage_doc_id(row["contractYear"], row["bidId"], npi, row["locationId"])
+            doc_id = coverage_doc_id(
+                row["contractYear"], row["bidId"], npi, row["locationId"], row["source"]
+            )
             self._report.plan_net_coverage += 1
             yield self._action("coverage", doc_id, row, origin)
         self._report.locations += len(docs.locations)

@@ -136,7 +136,7 @@ class _Applier:
             origin = Origin(self._directory.source, 0, npi)
             mine = {i: r for i, r in rows.items() if r["source"] == self._source}
             new_rows = {
-                coverage_doc_id(r["contractYear"], r["bidId"], npi, r["locationId"]): r
+                coverage_doc_id(r["contractYear"], r["bidId"], npi, r["locationId"], r["source"]): r
                 for r in (docs.coverage if docs else [])
                 if r["source"] == self._source
             }
