@@ -30,7 +30,7 @@ def _common_code() -> str:
     [
         ("PractitionerRole", "specialty", "{code}"),
         ("Practitioner", "_id", "{npi}"),
-        ("Organization", "type", "prov"),
+        ("Organization", "type", "prvgrp"),
     ],
 )
 async def test_a_code_with_its_system_or_none(
@@ -49,7 +49,7 @@ async def test_a_code_with_its_system_or_none(
 async def test_a_role_code_without_a_system_matches_nothing(api: ApiClient) -> None:
     asked = [("role", "|" + _common_code()), ("_summary", "count")]
     assert (await F.fetch(api, "/fhir/PractitionerRole", asked))["total"] == 0
-    typed = [("type", f"{ORG_TYPE_SYSTEM}|prov"), ("_summary", "count")]
+    typed = [("type", f"{ORG_TYPE_SYSTEM}|prvgrp"), ("_summary", "count")]
     assert (await F.fetch(api, "/fhir/Organization", typed))["total"] > 0
 
 
