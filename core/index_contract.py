@@ -11,11 +11,19 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from core.changes import CHANGED_AT, CHANGED_AT_MAPPING, REMOVALS_MAPPING
-from core.documents import Plan
+from core.changes import CHANGED_AT, CHANGED_AT_MAPPING, REMOVALS_MAPPING, Removal
+from core.documents import CoverageDoc, Plan, PublishedDoc, SearchDoc
 from core.fhir_terms import DERIVED_FIELDS
+from core.index_fields import FieldNames, undeclared
 from core.network import NETWORKS_FIELD, NETWORKS_MAPPING
-from core.plan_offers import COUNTIES_FIELD, PREMIUM_FIELD, SPECIAL_NEEDS_FIELD, ZIPS_FIELD
+from core.plan_offers import (
+    COUNTIES_FIELD,
+    NETWORK_ROWS_FIELD,
+    PREMIUM_FIELD,
+    SPECIAL_NEEDS_FIELD,
+    ZIPS_FIELD,
+    OfferedPlanDoc,
+)
 from core.plans import plan_key
 
 IndexKind = Literal["search", "providers", "coverage", "plans", "removals"]
@@ -208,6 +216,40 @@ MAPPINGS: dict[IndexKind, dict[str, Any]] = {
 # The lookup index is its stored answers (serialised JSON inside JSON) read one by id: the
 # stronger codec halves its bytes (134k: 66 MB -> 35 MB) for one small decompression per read.
 _CODECS: dict[IndexKind, str] = {"providers": "best_compression"}
+
+
+# ---- each index's fields, from its documents' types, checked against its mapping ----
+
+SEARCH_FIELDS = FieldNames("search", SearchDoc, index_only=("languageText", "typoTolerant"))
+PLAN_FIELDS = FieldNames("plans", Plan, OfferedPlanDoc, PublishedDoc)
+COVERAGE_FIELDS = FieldNames("coverage", CoverageDoc)
+REMOVAL_FIELDS = FieldNames("removals", Removal)
+# Kept in a plan's stored source for its answer, never searched (the mapping is dynamic: false).
+PLAN_STORED_ONLY = (
+    *("planId", "segmentId", "payerPlanId", "planName", "organization", "planType", "snpType"),
+    *("monthlyPremium", "healthDeductible", "drugDeductible", "maxOutOfPocket"),
+    *("serviceArea", "zipsDigest", NETWORK_ROWS_FIELD),
+)
+COVERAGE_STORED_ONLY = ("effectiveDate", "terminationDate", "acceptingNewPatients")
+_DECLARED: dict[IndexKind, tuple[FieldNames, tuple[str, ...]]] = {
+    "search": (SEARCH_FIELDS, ()),
+    "plans": (PLAN_FIELDS, PLAN_STORED_ONLY),
+    "coverage": (COVERAGE_FIELDS, COVERAGE_STORED_ONLY),
+    "removals": (REMOVAL_FIELDS, ()),
+}
+
+
+def declaration_problems() -> list[str]:
+    """Every index's mapping against its documents' fields (core.index_fields.undeclared)."""
+    return [
+        f"{kind}: {problem}"
+        for kind, (fields, stored_only) in _DECLARED.items()
+        for problem in undeclared(MAPPINGS[kind], fields, stored_only)
+    ]
+
+
+if declaration_problems():  # checked once, at import: a wrong declaration is a defect
+    raise TypeError("; ".join(declaration_problems()))
 
 
 # How a plan is read whole: without its ZIPs, which only the area filter matches.

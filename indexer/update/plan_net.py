@@ -27,6 +27,7 @@ from elasticsearch.helpers import async_scan
 from core.changes import CHANGED_AT, SearchPair, removal, resources_gone, unstamped
 from core.documents import CoverageDoc, Location, Provider
 from core.fhir_terms import with_derived_terms
+from core.index_contract import SEARCH_FIELDS as F
 from core.index_contract import coverage_doc_id, plan_document_id
 from core.lookup_answers import stored_locations, stored_provider
 from core.plan_offers import ZIPS_FIELD
@@ -55,8 +56,17 @@ from indexer.write.bulk import Action, Origin, action_lines, bulk_index, chunked
 Doc = dict[str, Any]
 # What an overlay changes in the search document of a provider the NPPES file lists.
 _OVERLAY_FIELDS = (
-    *("languages", "points", "locations", "provider", "networks", "sources"),
-    *("locationIds", "cities", "states", "postalCodes", "addressParts"),
+    F.languages,
+    F.points,
+    F.locations,
+    F.provider,
+    F.networks,
+    F.sources,
+    F.locationIds,
+    F.cities,
+    F.states,
+    F.postalCodes,
+    F.addressParts,
 )
 
 

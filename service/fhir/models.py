@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Final, Literal, get_args
 
 from core.documents import EntityType, Json
+from core.index_contract import PLAN_FIELDS
 from service.search_kit.limits import MAX_PAGE_SIZE, MAX_RADIUS_MILES
 
 ResourceType = Literal[
@@ -33,7 +34,7 @@ ENTITY_TYPES: Final[dict[ResourceType, EntityType | None]] = {
     "HealthcareService": None,
     "Endpoint": None,
 }
-TERMS = "terms"  # their parameters match the document's ``terms`` (core.fhir_terms.term)
+TERMS = PLAN_FIELDS.terms  # their parameters match the document's ``terms`` (core.fhir_terms.term)
 ParamType = Literal["token", "string", "date", "reference", "special"]
 Resource = Json  # a FHIR resource (or element) as JSON
 FHIR_PREFIX: Final = "/fhir"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Final
 
 from core.changes import CHANGED_AT
+from core.index_contract import SEARCH_FIELDS as F
 from service.fhir.models import TERMS, TEXT_PARAMETER, Param, ParamType, ResourceType
 
 # A provider organisation's type is OrgTypeCS "prvgrp" (the query answers it, no field holds it).
@@ -21,14 +22,14 @@ def absent(kind: ParamType, expression: str) -> Param:
     return Param(kind, None, expression)
 
 
-_ID = Param("token", "npi", "Resource.id")
+_ID = Param("token", F.npi, "Resource.id")
 _LAST_UPDATED = Param("date", CHANGED_AT, "Resource.meta.lastUpdated")
 _IDENTIFIER = Param("token", NPI_IDENTIFIER, "identifier")
-_NAME = Param("string", "nameParts", "name")
-_ADDRESS = Param("string", "addressParts", "address", per_location=True)
-_CITY = Param("string", "cities", "address.city", per_location=True)
-_STATE = Param("string", "states", "address.state", per_location=True)
-_POSTAL = Param("string", "postalCodes", "address.postalCode", per_location=True)
+_NAME = Param("string", F.nameParts, "name")
+_ADDRESS = Param("string", F.addressParts, "address", per_location=True)
+_CITY = Param("string", F.cities, "address.city", per_location=True)
+_STATE = Param("string", F.states, "address.state", per_location=True)
+_POSTAL = Param("string", F.postalCodes, "address.postalCode", per_location=True)
 _NEAR = Param("special", None, "position", per_location=True)
 _TEXT = Param("special", None, "(the /v2 search's reading of free text)")
 # Answered from the plans (service.fhir.plans): a provider has none of these.
@@ -59,23 +60,23 @@ PARAMETERS: Final[dict[ResourceType, dict[str, Param]]] = {
         "_lastUpdated": _LAST_UPDATED,
         "identifier": _IDENTIFIER,
         "name": _NAME,
-        "family": Param("string", "familyNames", "name.family"),
-        "given": Param("string", "givenNames", "name.given"),
+        "family": Param("string", F.familyNames, "name.family"),
+        "given": Param("string", F.givenNames, "name.given"),
         TEXT_PARAMETER: _TEXT,
     },
     "PractitionerRole": {
         "_id": _ID,
         "_lastUpdated": _LAST_UPDATED,
         "identifier": absent("token", "identifier"),  # a role has no identifier of its own
-        "practitioner": Param("reference", "npi", "practitioner"),
+        "practitioner": Param("reference", F.npi, "practitioner"),
         "practitioner.name": _NAME,
-        "location": Param("reference", "locationIds", "location"),
+        "location": Param("reference", F.locationIds, "location"),
         "location.address": _ADDRESS,
         "location.address-city": _CITY,
         "location.address-state": _STATE,
         "location.address-postalcode": _POSTAL,
-        "specialty": Param("token", "taxonomyCodes", "specialty"),
-        "role": Param("token", "roleCodes", "code"),
+        "specialty": Param("token", F.taxonomyCodes, "specialty"),
+        "role": Param("token", F.roleCodes, "code"),
         "network": _NETWORK,
         "network.name": Param("string", None, "extension('network-reference').value.name"),
         "network.address": Param("string", None, "network.address"),
@@ -105,7 +106,7 @@ PARAMETERS: Final[dict[ResourceType, dict[str, Param]]] = {
         TEXT_PARAMETER: _TEXT,
     },
     "Location": {
-        "_id": Param("token", "locationIds", "Resource.id", per_location=True),
+        "_id": Param("token", F.locationIds, "Resource.id", per_location=True),
         "_lastUpdated": _LAST_UPDATED,
         # A location is built from a provider's address: it has no identifier of its own.
         "identifier": absent("token", "identifier"),
@@ -113,9 +114,9 @@ PARAMETERS: Final[dict[ResourceType, dict[str, Param]]] = {
         "address-city": _CITY,
         "address-state": _STATE,
         "address-postalcode": _POSTAL,
-        "organization": Param("reference", "npi", "managingOrganization"),
+        "organization": Param("reference", F.npi, "managingOrganization"),
         "organization.name": _NAME,
-        "organization.address": Param("string", "addressParts", "managingOrganization.address"),
+        "organization.address": Param("string", F.addressParts, "managingOrganization.address"),
         "organization.type": Param("token", PROVIDER_TYPE, "managingOrganization.type"),
         "organization.partof": absent("reference", "managingOrganization.partOf"),
         "partof": absent("reference", "partOf"),
@@ -129,7 +130,7 @@ PARAMETERS: Final[dict[ResourceType, dict[str, Param]]] = {
     "OrganizationAffiliation": {
         "_id": _ID,
         "_lastUpdated": _LAST_UPDATED,
-        "participating-organization": Param("reference", "npi", "participatingOrganization"),
+        "participating-organization": Param("reference", F.npi, "participatingOrganization"),
         "participating-organization.name": _NAME,
         "participating-organization.address": Param(
             "string", "addressParts", "participatingOrganization.address"
@@ -145,12 +146,12 @@ PARAMETERS: Final[dict[ResourceType, dict[str, Param]]] = {
         "primary-organization.address": absent("string", "organization.address"),
         "primary-organization.partof": absent("reference", "organization.partOf"),
         "primary-organization.type": absent("token", "organization.type"),
-        "location.organization": Param("reference", "npi", "location.managingOrganization"),
+        "location.organization": Param("reference", F.npi, "location.managingOrganization"),
         "location.type": absent("token", "location.type"),
         "role": absent("token", "code"),
         **_NO_SERVICE,
         **_NO_ENDPOINT,
-        "location": Param("reference", "locationIds", "location"),
+        "location": Param("reference", F.locationIds, "location"),
         "location.address": _ADDRESS,
         "location.address-city": _CITY,
         "location.address-state": _STATE,
@@ -158,7 +159,7 @@ PARAMETERS: Final[dict[ResourceType, dict[str, Param]]] = {
         "network": _NETWORK,
         "network.name": Param("string", None, "network.name"),
         "network.partof": Param("reference", None, "network.partOf"),
-        "specialty": Param("token", "taxonomyCodes", "specialty"),
+        "specialty": Param("token", F.taxonomyCodes, "specialty"),
     },
     "HealthcareService": {
         "_id": Param("token", TERMS, "Resource.id"),

@@ -9,13 +9,13 @@ from typing import Any
 from core.changes import CHANGED_AT
 from core.documents import Json
 from core.fhir_terms import term
+from core.index_contract import PLAN_FIELDS
 from core.text import normalize
 from service.fhir.date_search import instant_query
-from service.fhir.models import Clause, Resource, Search
+from service.fhir.models import TERMS, Clause, Resource, Search
 from service.fhir.parameters import TARGETS
 from service.fhir.query import NOTHING, reference_id
 
-TERMS_FIELD = "terms"
 PUBLISHED_SOURCE = ["resource", CHANGED_AT]
 
 
@@ -26,20 +26,20 @@ def _value(clause: Clause, index: int) -> Json:
     if clause.param.type == "reference":
         found = reference_id(clause, value)
         kind = TARGETS[clause.name.split(".")[0]]
-        return {"term": {TERMS_FIELD: term(clause.name, f"{kind}/{found}")}} if found else NOTHING
+        return {"term": {TERMS: term(clause.name, f"{kind}/{found}")}} if found else NOTHING
     if clause.param.type == "string":
         wanted = term(clause.name, normalize(value))
         if clause.modifier == "exact":
-            return {"term": {TERMS_FIELD: wanted}}
+            return {"term": {TERMS: wanted}}
         if clause.modifier == "contains":
             contained = term(clause.name, f"*{normalize(value)}*")
-            return {"wildcard": {TERMS_FIELD: {"value": contained}}}
-        return {"prefix": {TERMS_FIELD: wanted}}
-    return {"term": {TERMS_FIELD: term(clause.name, value)}}
+            return {"wildcard": {TERMS: {"value": contained}}}
+        return {"prefix": {TERMS: wanted}}
+    return {"term": {TERMS: term(clause.name, value)}}
 
 
 def published_query(search: Search, size: int, after: list[Any] | None) -> Json:
-    filters: list[Json] = [{"term": {"resourceType": search.kind}}]
+    filters: list[Json] = [{"term": {PLAN_FIELDS.resourceType: search.kind}}]
     for clause in search.clauses:
         alternatives = [_value(clause, i) for i in range(len(clause.values))]
         filters.append(
@@ -67,8 +67,8 @@ def organization_query(kinds: list[str], organizations: list[str], size: int) ->
         "query": {
             "bool": {
                 "filter": [
-                    {"terms": {"resourceType": kinds}},
-                    {"terms": {TERMS_FIELD: [term("organization", o) for o in organizations]}},
+                    {"terms": {PLAN_FIELDS.resourceType: kinds}},
+                    {"terms": {TERMS: [term("organization", o) for o in organizations]}},
                 ]
             }
         },

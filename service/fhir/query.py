@@ -8,6 +8,7 @@ from typing import Any
 
 from core.documents import Json, Location
 from core.fhir_terms import address_terms, city_terms, matches, postal_terms, state_terms
+from core.index_contract import SEARCH_FIELDS as F
 from core.network import in_network_clause
 from core.plan_net_codes import NPI_SYSTEM, NUCC_SYSTEM, ORG_TYPE_SYSTEM, PROVIDER_ROLE_SYSTEM
 from core.text import normalize
@@ -20,8 +21,8 @@ from service.search_kit.geo import distance_sort, miles_inside, radius_filter
 from service.search_kit.limits import RESOURCE_SOURCE
 
 _TOKEN_SYSTEMS = {
-    "taxonomyCodes": NUCC_SYSTEM,
-    "roleCodes": PROVIDER_ROLE_SYSTEM,
+    F.taxonomyCodes: NUCC_SYSTEM,
+    F.roleCodes: PROVIDER_ROLE_SYSTEM,
     NPI_IDENTIFIER: NPI_SYSTEM,
 }
 NOTHING: Json = {"bool": {"must_not": {"match_all": {}}}}
@@ -69,9 +70,9 @@ def _value_query(clause: Clause, index: int) -> Json:
         return NOTHING
     if field == NPI_IDENTIFIER:
         npi = _token_code(field, value)
-        return {"term": {"npi": npi}} if npi else NOTHING
+        return {"term": {F.npi: npi}} if npi else NOTHING
     if param.type == "token":
-        code = value if field in ("npi", "locationIds") else _token_code(field, value)
+        code = value if field in (F.npi, F.locationIds) else _token_code(field, value)
         return {"term": {field: code}} if code else NOTHING
     if param.type == "reference":
         found = reference_id(clause, value)
@@ -113,7 +114,7 @@ def _filters(search: Search, today: date | None) -> list[Json]:
 
 
 def sort_of(search: Search) -> list[Json]:
-    by_npi = {"npi": "asc"}
+    by_npi = {F.npi: "asc"}
     if search.near is None:
         return [by_npi]
     return [distance_sort(search.near.lat, search.near.lng), by_npi]
@@ -142,12 +143,12 @@ def members_query(keys: list[str], today: date, size: int) -> Json:
         "query": {
             "bool": {
                 "filter": [
-                    {"term": {"entityType": "individual"}},
+                    {"term": {F.entityType: "individual"}},
                     {"bool": {"should": [in_network_clause(key, today) for key in keys]}},
                 ]
             }
         },
-        "sort": [{"npi": "asc"}],
+        "sort": [{F.npi: "asc"}],
         "size": size,
         "_source": list(RESOURCE_SOURCE),
     }

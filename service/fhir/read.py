@@ -6,6 +6,7 @@ from datetime import date
 
 from elasticsearch import AsyncElasticsearch
 
+from core.index_contract import SEARCH_FIELDS as F
 from core.index_contract import IndexNames
 from core.npi import is_provider_key
 from core.plan_resources import county_location_id
@@ -51,7 +52,7 @@ async def read_resource(
 
 async def _location(es: AsyncElasticsearch, names: IndexNames, resource_id: str) -> Resource:
     body = {
-        "query": {"term": {"locationIds": resource_id}},
+        "query": {"term": {F.locationIds: resource_id}},
         "size": 1,
         "_source": list(RESOURCE_SOURCE),
     }

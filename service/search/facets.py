@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from core.documents import Json
+from core.index_contract import SEARCH_FIELDS as F
 from service.search.places import ResolvedPlace
 from service.search.responses import FacetCount, Facets
 from service.search_kit.geo import point
@@ -18,14 +19,14 @@ def band_key(low: int, high: int | None) -> str:
 
 def facet_aggregations(place: ResolvedPlace | None, radius_miles: float) -> Json:
     aggs: Json = {
-        "specialty": {"terms": {"field": "specialtyNames", "size": FACET_SIZE}},
-        "gender": {"terms": {"field": "gender", "size": 5}},
-        "language": {"terms": {"field": "languages.display", "size": FACET_SIZE}},
+        "specialty": {"terms": {"field": F.specialtyNames, "size": FACET_SIZE}},
+        F.gender: {"terms": {"field": F.gender, "size": 5}},
+        "language": {"terms": {"field": f"{F.languages}.display", "size": FACET_SIZE}},
     }
     if place is not None:
         aggs["distance"] = {
             "geo_distance": {
-                "field": "points",
+                "field": F.points,
                 "origin": point(place.lat, place.lng),
                 "unit": "mi",
                 "ranges": _ranges_in_radius(radius_miles),

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from core.documents import Json
+from core.index_contract import SEARCH_FIELDS as F
 from core.network import in_network_clause, network_key
 from core.plans import canonical_bid_id, plan_key
 from core.text import normalize
@@ -30,12 +31,12 @@ from service.search_kit.geo import distance_sort, point, radius_filter
 from service.search_kit.limits import ANSWER_SOURCE
 
 TEXT_FIELDS = [
-    "fullName^3",
-    "names^2",
-    "organizations^1.5",
-    "specialtyText",
-    "credentials",
-    "languageText",
+    f"{F.fullName}^3",
+    f"{F.names}^2",
+    f"{F.organizations}^1.5",
+    F.specialtyText,
+    F.credentials,
+    F.languageText,
 ]
 CLOSENESS_WEIGHT = 3.0
 FUZZY_WEIGHT = 0.8  # a typo match scores a little below the exact word
@@ -50,7 +51,7 @@ def _closeness(place: ResolvedPlace, radius_miles: float) -> Json:
             "functions": [
                 {
                     "gauss": {
-                        "points": {
+                        F.points: {
                             "origin": point(place.lat, place.lng),
                             "scale": f"{max(radius_miles / 2, 0.5)}mi",
                         },
@@ -72,7 +73,7 @@ def word_match(word: str) -> Json:
                 {"multi_match": {"query": word, "fields": TEXT_FIELDS}},
                 {
                     "match": {
-                        "typoTolerant": {
+                        F.typoTolerant: {
                             "query": word,
                             "fuzziness": "AUTO",
                             "prefix_length": 1,
@@ -100,9 +101,9 @@ def text_clauses(interpretation: Interpretation) -> tuple[Json | None, list[Json
     required = {"bool": {"should": [word_match(w) for w in free], "minimum_should_match": "2<75%"}}
     name = interpretation.name_text or interpretation.text
     bonus: list[Json] = [
-        {"term": {"exactNames": {"value": name, "boost": EXACT_NAME_WEIGHT}}},
-        {"match_phrase": {"fullName": {"query": name, "slop": 1, "boost": PHRASE_WEIGHT}}},
-        {"match_phrase": {"organizations": {"query": name, "slop": 1, "boost": PHRASE_WEIGHT}}},
+        {"term": {F.exactNames: {"value": name, "boost": EXACT_NAME_WEIGHT}}},
+        {"match_phrase": {F.fullName: {"query": name, "slop": 1, "boost": PHRASE_WEIGHT}}},
+        {"match_phrase": {F.organizations: {"query": name, "slop": 1, "boost": PHRASE_WEIGHT}}},
     ]
     if interpretation.specialties:  # specialty words may be part of a name too
         bonus.append({"multi_match": {"query": name, "fields": TEXT_FIELDS[:3]}})
@@ -121,7 +122,7 @@ def filtered_languages(question: Question) -> list[tuple[str, list[str]]]:
 
 def _languages(interpretation: Interpretation) -> Json:
     listed = [name for match in interpretation.languages for name in match.listed_as]
-    return {"terms": {"languages": listed}}
+    return {"terms": {F.languages: listed}}
 
 
 def _filters(question: Question) -> list[Json]:
@@ -135,18 +136,18 @@ def _filters(question: Question) -> list[Json]:
     if interpretation.language_mode == "filter":
         filters.append(_languages(interpretation))
     if request.taxonomyCode:
-        filters.append({"term": {"taxonomyCodes": request.taxonomyCode}})
+        filters.append({"term": {F.taxonomyCodes: request.taxonomyCode}})
     if request.specialty:  # a phrase within one specialty name, not words across several
         phrase = normalize(request.specialty)
-        filters.append({"match_phrase": {"specialtyText": {"query": phrase}}})
+        filters.append({"match_phrase": {F.specialtyText: {"query": phrase}}})
     if request.language:
-        filters.append({"term": {"languages": request.language}})
+        filters.append({"term": {F.languages: request.language}})
     if request.gender:
-        filters.append({"term": {"gender": request.gender}})
+        filters.append({"term": {F.gender: request.gender}})
     if request.entityType:
-        filters.append({"term": {"entityType": request.entityType}})
+        filters.append({"term": {F.entityType: request.entityType}})
     if request.pcpEligible is not None:
-        filters.append({"term": {"pcpEligible": request.pcpEligible}})
+        filters.append({"term": {F.pcpEligible: request.pcpEligible}})
     if request.contractYear is not None:
         bid = canonical_bid_id(request.bidId) if request.bidId else None
         key = network_key(request.contractYear, plan_key(bid, request.payerPlanId))
@@ -198,8 +199,8 @@ def query_clause(question: Question) -> Json:
 def _sort(question: Question) -> list[Json]:
     request, place = question.request, question.place
     if request.effective_sort == "distance" and place is not None:
-        return [distance_sort(place.lat, place.lng), {"npi": "asc"}]
-    return [{"_score": "desc"}, {"npi": "asc"}]
+        return [distance_sort(place.lat, place.lng), {F.npi: "asc"}]
+    return [{"_score": "desc"}, {F.npi: "asc"}]
 
 
 def build_search(

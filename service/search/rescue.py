@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 
 from core.documents import Json
+from core.index_contract import SEARCH_FIELDS as F
 from service.search.interpret import Interpretation
 from service.search.query import filtered_languages, query_clause, request_filters, word_match
 from service.search.question import Question
@@ -72,7 +73,7 @@ def explain_bodies(question: Question) -> list[Json]:
                 "text": interpretation.text or " ",
                 "words": {
                     "term": {
-                        "field": "typoTolerant",
+                        "field": F.typoTolerant,
                         "suggest_mode": "popular",
                         "prefix_length": 0,
                         "min_word_length": 3,
@@ -93,7 +94,7 @@ def explain_bodies(question: Question) -> list[Json]:
             }
         )
     bodies += [
-        {"size": 0, "track_total_hits": 1, "query": {"terms": {"languages": listed}}}
+        {"size": 0, "track_total_hits": 1, "query": {"terms": {F.languages: listed}}}
         for _, listed in filtered_languages(question)
     ]
     return bodies

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from core.documents import Json, Location
 from core.geo import haversine_miles
+from core.index_contract import SEARCH_FIELDS as F
 
 METRES_PER_MILE = 1609.344
 # Elasticsearch measures from coordinates rounded to about a centimetre; a location it found
@@ -17,7 +18,7 @@ def point(lat: float, lng: float) -> dict[str, float]:
 
 def radius_filter(lat: float, lng: float, miles: float) -> Json:
     """Providers with a location inside the radius."""
-    return {"geo_distance": {"distance": f"{miles}mi", "points": point(lat, lng)}}
+    return {"geo_distance": {"distance": f"{miles}mi", F.points: point(lat, lng)}}
 
 
 def distance_sort(lat: float, lng: float) -> Json:
@@ -27,7 +28,7 @@ def distance_sort(lat: float, lng: float) -> Json:
     values are therefore metres (``sorted_miles``)."""
     return {
         "_geo_distance": {
-            "points": point(lat, lng),
+            F.points: point(lat, lng),
             "order": "asc",
             "mode": "min",
             "distance_type": "arc",
