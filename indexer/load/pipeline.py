@@ -37,14 +37,23 @@ from indexer.assembly.plan_net_published import published_documents
 from indexer.load.progress import LoadProgress
 from indexer.load.report import LoadReport
 from indexer.sources.coverage import CoverageDelete, CoverageRow, read_coverage
-from indexer.sources.csvfiles import ReadPosition
+from indexer.sources.csvfiles import ReadPosition, Rejected
 from indexer.sources.dac import DacTable
 from indexer.sources.discovery import SourceFiles
-from indexer.sources.nppes import Deactivated, Rejected, read_nppes
+from indexer.sources.nppes import Deactivated, NppesRecord, read_nppes
 from indexer.sources.nucc import TaxonomyEntry
 from indexer.sources.plan_net import PlanNetDirectory
-from indexer.write.bulk import Action, Origin, action_lines
+from indexer.write.bulk import Action, Origin, action_lines, index_action
 from indexer.write.rejects import Rejects
+from indexer.write.screen import Screen
+
+
+def _npi_of(row: NppesRecord | Deactivated) -> str:
+    return row.npi
+
+
+def _row_and_npi(row: NppesRecord | Deactivated) -> tuple[int, str]:
+    return row.row_number, row.npi
 
 
 @dataclass(frozen=True)
@@ -75,6 +84,7 @@ class ActionStream:
         self._networks: dict[int, tuple[PeriodKey, ...]] = {}
         self._with_rows: set[tuple[int, str]] = set()  # (year, plan key) some row names
         self._coverage_npis = NpiSet()
+        # The providers' two lines, made per row: their heads built once (the hot loop).
         self._provider_line = action_lines("index", indices["providers"])
         self._search_line = action_lines("index", indices["search"])
         # Every document this load writes changed at the load's start (core.changes).
@@ -95,7 +105,7 @@ class ActionStream:
 
     def _action(self, kind: IndexKind, doc_id: str, doc: Any, origin: Origin) -> Action:
         self._report.expected[kind] += 1
-        return action_lines("index", self._indices[kind])(doc_id), dumps(doc), origin
+        return index_action(self._indices[kind], doc_id, dumps(doc), origin)
 
     def _plans(self) -> Iterator[Action]:
         source = self._sources.plans.name if self._sources.plans else "plans"
@@ -213,17 +223,17 @@ class ActionStream:
         plan_net_npis = self._tables.plan_net is not None
         position = ReadPosition()
         progress = LoadProgress(path, position, bar=self._progress)
-        for row in read_nppes(path, position):
-            report.rows_read += 1
+        rows: Iterator[NppesRecord | Deactivated] = Screen[NppesRecord | Deactivated](
+            report, rejects, name
+        ).accepted(
+            read_nppes(path, position),
+            seen=seen,
+            key=_npi_of,
+            repeat="duplicate_npi",
+            where=_row_and_npi,
+        )
+        for row in rows:
             progress.rows(report.rows_read)
-            if isinstance(row, Rejected):
-                report.rejected[row.reason] += 1
-                rejects.add(name, row.row_number, row.npi, row.reason)
-                continue
-            if not seen.add(row.npi):
-                report.rejected["duplicate_npi"] += 1
-                rejects.add(name, row.row_number, row.npi, "duplicate_npi")
-                continue
             if isinstance(row, Deactivated):
                 report.deactivated += 1
                 continue

@@ -33,8 +33,9 @@ from indexer.update.live_version import LiveVersion, visible_together
 from indexer.update.networks import flag_networks
 from indexer.update.options import UpdateError, UpdateOptions, update_session
 from indexer.update.report import UpdateReport
-from indexer.write.bulk import Action, Origin, action_lines, bulk_index, chunked
+from indexer.write.bulk import Action, Origin, bulk_index, chunked, delete_action, index_action
 from indexer.write.rejects import Rejects
+from indexer.write.screen import KeySet, Screen
 
 Item = CoverageRow | CoverageDelete | Rejected
 
@@ -45,26 +46,20 @@ class _Applier:
         self._search = live.indices["search"]
         self._report = report
         self._rejects = rejects
-        self._seen: set[str] = set()
+        self._seen = KeySet()
         self.plans: set[tuple[int, str]] = set()  # (year, plan key) of the rows written
         # What this file wrote, by NPI and row id (None: removed), over the rows as last refreshed.
         self.written: dict[str, dict[str, CoverageDoc | None]] = {}
 
     def _accept(self, items: Iterable[Item]) -> list[CoverageRow | CoverageDelete]:
-        accepted: list[CoverageRow | CoverageDelete] = []
-        for item in items:
-            self._report.rows_read += 1
-            if isinstance(item, Rejected):
-                reason, npi = item.reason, item.npi
-            elif item.doc_id in self._seen:
-                reason, npi = "duplicate", _npi(item)
-            else:
-                self._seen.add(item.doc_id)
-                self.written.setdefault(_npi(item), {})
-                accepted.append(item)
-                continue
-            self._report.rejected[reason] += 1
-            self._rejects.add(self._report.file, item.row_number, npi, reason)
+        screen = Screen[CoverageRow | CoverageDelete](
+            self._report, self._rejects, self._report.file
+        )
+        accepted: list[CoverageRow | CoverageDelete] = list(
+            screen.accepted(items, seen=self._seen, key=_doc_id, repeat="duplicate", where=_where)
+        )
+        for item in accepted:
+            self.written.setdefault(_npi(item), {})
         return accepted
 
     async def apply(self, items: Iterable[Item], es: Any) -> None:
@@ -79,15 +74,14 @@ class _Applier:
                 if old is None:
                     outcomes["unchanged"] += 1
                     continue
-                line = action_lines("delete", self._index)(item.doc_id)
-                planned.append(((line, b"", origin), "removed", item))
+                planned.append((delete_action(self._index, item.doc_id, origin), "removed", item))
                 continue
             source = orjson.dumps(item.doc)
             if old == orjson.loads(source):
                 outcomes["unchanged"] += 1
                 continue
-            line = action_lines("index", self._index)(item.doc_id)
-            planned.append(((line, source, origin), "added" if old is None else "changed", item))
+            written = index_action(self._index, item.doc_id, source, origin)
+            planned.append((written, "added" if old is None else "changed", item))
         result = await bulk_index(es, [action for action, _, _ in planned])
         failed = {failure.doc_id: failure for failure in result.failed}
         for (_, _, origin), outcome, item in planned:
@@ -117,10 +111,10 @@ class _Applier:
                 stored = searched[npi]
                 if stored.get(NETWORKS_FIELD, []) != networks:
                     # Written whole: a partial update would drop the terms the source lacks.
-                    line = action_lines("index", self._search)(npi)
                     changed = {NETWORKS_FIELD: networks, CHANGED_AT: self._report.changed_at}
                     body = orjson.dumps(with_derived_terms({**stored, **changed}))
-                    actions.append((line, body, Origin(self._report.file, 0, npi)))
+                    origin = Origin(self._report.file, 0, npi)
+                    actions.append(index_action(self._search, npi, body, origin))
             result = await bulk_index(es, actions)
             if result.failed:
                 raise UpdateError(
@@ -132,6 +126,14 @@ class _Applier:
 
 def _npi(item: CoverageRow | CoverageDelete) -> str:
     return item.doc["npi"] if isinstance(item, CoverageRow) else item.npi
+
+
+def _doc_id(item: CoverageRow | CoverageDelete) -> str:
+    return item.doc_id
+
+
+def _where(item: CoverageRow | CoverageDelete) -> tuple[int, str]:
+    return item.row_number, _npi(item)
 
 
 async def update_coverage(es: Any, path: Path, options: UpdateOptions) -> UpdateReport:

@@ -33,6 +33,7 @@ from typing import Any
 import orjson
 
 from core.changes import CHANGED_AT, Removal, resources_gone
+from core.documents import Json
 from core.geo import lookup_zip
 from indexer.assembly.documents import Extras, build_documents
 from indexer.assembly.npiset import NpiSet
@@ -40,18 +41,27 @@ from indexer.assembly.plan_net import overlays_of
 from indexer.provenance import JoinFiles, recorded_join_files
 from indexer.sources.dac import DacTable, read_dac
 from indexer.sources.hospitals import read_hospitals
-from indexer.sources.nppes import Deactivated, NppesRecord, NppesRow, Rejected, read_nppes
+from indexer.sources.nppes import Deactivated, NppesRecord, NppesRow, read_nppes
 from indexer.sources.nucc import TaxonomyEntry, read_nucc
 from indexer.update import indexed as current
 from indexer.update.live_version import LiveVersion, visible_together
 from indexer.update.options import UpdateError, UpdateOptions, update_session
 from indexer.update.removals import record_removals
 from indexer.update.report import UpdateReport
-from indexer.write.bulk import Action, Origin, action_lines, bulk_index, chunked
+from indexer.write.bulk import Action, Origin, bulk_index, chunked, delete_action, index_action
 from indexer.write.collector import batch_gc
 from indexer.write.rejects import Rejects
+from indexer.write.screen import Screen
 
-Doc = dict[str, Any]
+Doc = Json
+
+
+def _npi_of(row: NppesRecord | Deactivated) -> str:
+    return row.npi
+
+
+def _where(row: NppesRecord | Deactivated) -> tuple[int, str]:
+    return row.row_number, row.npi
 
 
 @dataclass(slots=True)
@@ -99,19 +109,12 @@ class _Applier:
         self._pair = (live.indices["providers"], live.indices["search"])  # as _Write holds them
 
     def _accept(self, rows: Iterable[NppesRow]) -> list[NppesRecord | Deactivated]:
-        accepted: list[NppesRecord | Deactivated] = []
-        for row in rows:
-            self._report.rows_read += 1
-            reason = row.reason if isinstance(row, Rejected) else None
-            if reason is None and not self._seen.add(row.npi):
-                reason = "duplicate_npi"
-            if reason is None:
-                assert not isinstance(row, Rejected)
-                accepted.append(row)
-            else:
-                self._report.rejected[reason] += 1
-                self._rejects.add(self._report.file, row.row_number, row.npi, reason)
-        return accepted
+        screen = Screen[NppesRecord | Deactivated](self._report, self._rejects, self._report.file)
+        return list(
+            screen.accepted(
+                rows, seen=self._seen, key=_npi_of, repeat="duplicate_npi", where=_where
+            )
+        )
 
     def _record_write(
         self, row: NppesRecord, indexed: tuple[Doc | None, Doc | None], coverage: Any
@@ -175,10 +178,10 @@ class _Applier:
             docs = write.new if state == "new" else write.old
             npi, origin = write.origin.npi, write.origin
             for index, doc in zip(self._pair, docs, strict=True):
-                if doc is None:  # a delete has no source line: an empty line, which bulk skips
-                    lines.append((action_lines("delete", index)(npi), b"", origin))
+                if doc is None:
+                    lines.append(delete_action(index, npi, origin))
                 else:
-                    lines.append((action_lines("index", index)(npi), orjson.dumps(doc), origin))
+                    lines.append(index_action(index, npi, orjson.dumps(doc), origin))
         return lines
 
     async def _write(self, es: Any, writes: list[_Write]) -> None:

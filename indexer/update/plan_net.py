@@ -25,7 +25,7 @@ import orjson
 from elasticsearch.helpers import async_scan
 
 from core.changes import CHANGED_AT, SearchPair, removal, resources_gone, unstamped
-from core.documents import CoverageDoc, Location, Provider
+from core.documents import CoverageDoc, Json, Location, Provider
 from core.fhir_terms import with_derived_terms
 from core.index_contract import SEARCH_FIELDS as F
 from core.index_contract import coverage_doc_id, plan_document_id
@@ -51,9 +51,9 @@ from indexer.update.options import UpdateError, UpdateOptions, update_session
 from indexer.update.plans import every_plan
 from indexer.update.removals import record_removals
 from indexer.update.report import UpdateReport
-from indexer.write.bulk import Action, Origin, action_lines, bulk_index, chunked
+from indexer.write.bulk import Action, Origin, bulk_index, chunked, delete_action, index_action
 
-Doc = dict[str, Any]
+Doc = Json
 # What an overlay changes in the search document of a provider the NPPES file lists.
 _OVERLAY_FIELDS = (
     F.languages,
@@ -184,10 +184,10 @@ class _Applier:
         stamped.clear()
 
     def _delete(self, kind: Any, doc_id: str, origin: Origin) -> Action:
-        return action_lines("delete", self._indices[kind])(doc_id), b"", origin
+        return delete_action(self._indices[kind], doc_id, origin)
 
     def _index(self, kind: Any, doc_id: str, doc: object, origin: Origin) -> Action:
-        return action_lines("index", self._indices[kind])(doc_id), orjson.dumps(doc), origin
+        return index_action(self._indices[kind], doc_id, orjson.dumps(doc), origin)
 
     def _coverage_actions(
         self, old: dict[str, CoverageDoc], new: dict[str, CoverageDoc], origin: Origin
@@ -259,8 +259,8 @@ async def _plans(es: Any, live: LiveVersion, directory: PlanNetDirectory, at: st
             if "resourceType" not in document:
                 after[doc_id] = document
             fresh[CHANGED_AT] = at
-            yield action_lines("index", index)(doc_id), orjson.dumps(fresh), origin
-        yield from ((action_lines("delete", index)(i), b"", origin) for i in before)
+            yield index_action(index, doc_id, orjson.dumps(fresh), origin)
+        yield from (delete_action(index, doc_id, origin) for doc_id in before)
 
     result = await bulk_index(es, actions())
     if result.failed:

@@ -29,7 +29,7 @@ from indexer.update.live_version import LiveVersion, visible_together
 from indexer.update.options import UpdateOptions, update_session
 from indexer.update.removals import record_removals
 from indexer.update.report import UpdateReport
-from indexer.write.bulk import Action, Origin, action_lines, bulk_index
+from indexer.write.bulk import Action, Origin, bulk_index, delete_action, index_action
 from indexer.write.rejects import Rejects
 
 
@@ -100,11 +100,11 @@ async def update_plans(es: Any, sources: PlanFiles, options: UpdateOptions) -> U
             report.outcomes["added" if old is None else "changed"] += 1
             after[doc_id] = plan
             stamped = orjson.dumps({**flagged, CHANGED_AT: report.changed_at})
-            actions.append((action_lines("index", index)(doc_id), stamped, origin))
+            actions.append(index_action(index, doc_id, stamped, origin))
         for doc_id in indexed:  # listed before, not any more (no row of the files)
             report.removed += 1
             after.pop(doc_id)
-            actions.append((action_lines("delete", index)(doc_id), b"", origin))
+            actions.append(delete_action(index, doc_id, origin))
         removals = live.indices["removals"]
         async with visible_together(es, [index, removals]):
             result = await bulk_index(es, actions)

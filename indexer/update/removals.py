@@ -10,7 +10,7 @@ from elasticsearch import AsyncElasticsearch
 
 from core.changes import Removal
 from indexer.update.options import UpdateError
-from indexer.write.bulk import Action, Origin, action_lines, bulk_index
+from indexer.write.bulk import Action, Origin, bulk_index, delete_action, index_action
 
 
 async def record_removals(
@@ -22,12 +22,11 @@ async def record_removals(
     """Write ``removed`` (``(_id, record)``), delete the records of ``added_back`` ids; returns
     how many were written."""
     origin = Origin("removals", 0, "")
-    index_line, delete_line = action_lines("index", index), action_lines("delete", index)
     actions: list[Action] = [
-        (index_line(doc_id), orjson.dumps(record), origin) for doc_id, record in removed
+        index_action(index, doc_id, orjson.dumps(record), origin) for doc_id, record in removed
     ]
     written = len(actions)
-    actions += [(delete_line(doc_id), b"", origin) for doc_id in added_back]
+    actions += [delete_action(index, doc_id, origin) for doc_id in added_back]
     result = await bulk_index(es, actions)
     failed = [failure for failure in result.failed if failure.status != 404]
     if failed:

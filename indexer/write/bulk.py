@@ -48,6 +48,16 @@ def action_lines(op_type: str, index: str) -> Callable[[str], bytes]:
     return lambda doc_id: head + orjson.dumps(doc_id) + b"}}"
 
 
+def index_action(index: str, doc_id: str, source: bytes, origin: Origin) -> Action:
+    """Write this document whole."""
+    return action_lines("index", index)(doc_id), source, origin
+
+
+def delete_action(index: str, doc_id: str, origin: Origin) -> Action:
+    """Delete a document (no source line: an empty line, which the bulk request skips)."""
+    return action_lines("delete", index)(doc_id), b"", origin
+
+
 @dataclass(slots=True)
 class Failure:
     index: str
