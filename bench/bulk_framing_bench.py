@@ -48,6 +48,7 @@ from elasticsearch.helpers import async_streaming_bulk
 
 from core.es_client import make_client
 from core.index_contract import INDEX_KINDS
+from indexer import versions
 from indexer.load.pipeline import ActionStream
 from indexer.load.report import LoadReport
 from indexer.load.run import SourceFiles, read_side_tables
@@ -138,7 +139,7 @@ def _cpu() -> tuple[float, float]:
 
 def sample_actions(count: int) -> list[Action]:
     """The load's actions for the bundled sample, repeated to ``count`` (built untimed)."""
-    report = LoadReport()
+    report = LoadReport(version=versions.new_version())
     sources = SourceFiles.discover(SAMPLE)
     indices = {kind: f"provider-directory-{kind}-20260101t000000000000" for kind in INDEX_KINDS}
     with tempfile.TemporaryDirectory() as scratch, Rejects(Path(scratch) / "r.csv") as rejects:

@@ -129,7 +129,7 @@ async def run_indexer(
 
 def _write_ndjson(sources: SourceFiles, indices: dict[Any, str], path: Path) -> LoadReport:
     """The documents the indexer would write, as bulk NDJSON lines (built once, untimed)."""
-    report = LoadReport()
+    report = LoadReport(version=versions.new_version())
     with Rejects(path.with_suffix(".rejects.csv")) as rejects, open(path, "wb") as out:
         tables = read_side_tables(sources, rejects, report)
         for header, body, _ in ActionStream(sources, tables, indices, report, rejects):
@@ -188,7 +188,7 @@ async def run_raw(
 
 def stream_only(sources: SourceFiles) -> None:
     """Everything a load does in Python before the bulk helper, for files too big to index here."""
-    report = LoadReport()
+    report = LoadReport(version=versions.new_version())
     started, cpu = time.monotonic(), time.process_time()
     with tempfile.TemporaryDirectory() as scratch, Rejects(Path(scratch) / "r.csv") as rejects:
         tables = read_side_tables(sources, rejects, report)

@@ -42,6 +42,7 @@ COMMANDS = [
     "index_costs",
     "indexer_bench",
     "interpret_bench",
+    "load_compare",
     "lookup_bench",
     "node_loss",
     "outage_bench",
