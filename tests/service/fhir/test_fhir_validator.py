@@ -3,27 +3,13 @@ its declared Plan-Net profile with no error (HAPI validator, Plan-Net 1.1.0 and 
 
 from __future__ import annotations
 
-import os
-
-import pytest
-
 from tests import fhir_validator
-from tests.conftest import ApiClient
+from tests.conftest import ApiClient, needs
 from tests.service.fhir import fhir_rows as F
-
-# Opt-in for now (FHIR_VALIDATE_ALL=1): the ~19,000 resources take the validator over ten
-# minutes, and PractitionerRole networks do not validate yet (issue 37).
-pytestmark = [
-    pytest.mark.skipif(
-        fhir_validator.available() is not None, reason=str(fhir_validator.available())
-    ),
-    pytest.mark.skipif(
-        os.environ.get("FHIR_VALIDATE_ALL") != "1", reason="set FHIR_VALIDATE_ALL=1 to run"
-    ),
-]
 
 
 async def test_every_served_resource_validates(api: ApiClient) -> None:
+    needs(fhir_validator.available())
     metadata = await F.fetch(api, "/fhir/metadata")
     kinds = [entry["type"] for entry in metadata["rest"][0]["resource"]]
     served: dict[str, F.Json] = {}

@@ -5,7 +5,6 @@ import ca.uhn.fhir.context.support.DefaultProfileValidationSupport;
 import ca.uhn.fhir.validation.FhirValidator;
 import ca.uhn.fhir.validation.ResultSeverityEnum;
 import ca.uhn.fhir.validation.SingleValidationMessage;
-import ca.uhn.fhir.validation.ValidationOptions;
 import ca.uhn.fhir.validation.ValidationResult;
 import com.google.gson.Gson;
 import com.google.gson.JsonArray;
@@ -56,7 +55,7 @@ public final class Main {
             new CommonCodeSystemsTerminologyService(context),
             new InMemoryTerminologyServerValidationSupport(context),
             new SnapshotGeneratingValidationSupport(context));
-    FhirInstanceValidator instanceValidator = new FhirInstanceValidator(chain);
+    FhirInstanceValidator instanceValidator = new PerThreadInstanceValidator(chain);
     instanceValidator.setNoTerminologyChecks(false);
     FhirValidator validator = context.newValidator().registerValidatorModule(instanceValidator);
 
@@ -93,11 +92,7 @@ public final class Main {
   private static String summarise(FhirValidator validator, String line) {
     JsonObject resource = parse(line);
     String profile = declaredProfile(resource);
-    ValidationOptions options = new ValidationOptions();
-    if (profile != null) {
-      options.addProfile(profile);
-    }
-    ValidationResult result = validator.validateWithResult(line, options);
+    ValidationResult result = validator.validateWithResult(line);
     JsonArray errors = new JsonArray();
     int warnings = 0;
     for (SingleValidationMessage message : result.getMessages()) {
