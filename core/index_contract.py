@@ -54,6 +54,9 @@ class IndexNames:
         return f"{self.prefix}-lock"
 
 
+LOCK_ID = "lock"  # the id of the lock index's one document (its fields: indexer.lock.LockInfo)
+
+
 def version_started(version: str) -> datetime:
     return datetime.strptime(version, VERSION_FORMAT).replace(tzinfo=UTC)
 

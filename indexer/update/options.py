@@ -11,6 +11,7 @@ from pathlib import Path
 
 from elasticsearch import AsyncElasticsearch
 
+from core import changes
 from core.index_contract import IndexNames
 from indexer.lock import job_lock
 from indexer.provenance import JoinFiles
@@ -48,6 +49,9 @@ async def update_session(
     report = UpdateReport(kind, path.name)
     async with job_lock(es, options.names, "update", path.name) as previous:
         report.took_over_from = previous.describe() if previous else None
+        # Stamped once the lock is ours: no earlier than its ``started``, which an export begun
+        # meanwhile takes as its transactionTime (service.fhir.export_job.transaction_time).
+        report.changed_at = changes.now()
         live = await live_version(es, options.names)
         report.version = live.version
         target = reject_path(options, report)

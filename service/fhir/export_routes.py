@@ -37,7 +37,14 @@ async def _job(request: web.Request) -> dict[str, object]:
 async def export(request: web.Request) -> web.Response:
     asked = read_kick_off(dict(request.query), request.headers.get("Prefer", ""))
     app = request.app
-    job_id = await kick_off(app[ES], app[INDEX_NAMES], asked, str(request.url), app[TODAY]())
+    job_id = await kick_off(
+        app[ES],
+        app[INDEX_NAMES],
+        asked,
+        str(request.url),
+        app[TODAY](),
+        app[SETTINGS].export_hits_per_file,
+    )
     status = f"{base_url(request)}/$export-status/{job_id}"
     return web.Response(status=202, headers={"Content-Location": status})
 
@@ -70,7 +77,9 @@ async def export_file(request: web.Request) -> web.StreamResponse:
         raise ResourceNotFound(EXPORT_JOB, f"{request.match_info['job']}/{kind}/{part}")
     response = web.StreamResponse(headers={"Content-Type": NDJSON})
     await response.prepare(request)
-    async for chunk in file_lines(request.app[ES], job, kind, int(part)):
+    async for chunk in file_lines(
+        request.app[ES], job, kind, int(part), request.app[SETTINGS].export_page_size
+    ):
         await response.write(chunk)
     await response.write_eof()
     return response
