@@ -15,6 +15,7 @@ from core import changes
 from core.index_contract import IndexNames
 from indexer.lock import job_lock
 from indexer.provenance import JoinFiles
+from indexer.publication import publish
 from indexer.update.live_version import LiveVersion, live_version, record_update
 from indexer.update.report import UpdateKind, UpdateReport
 from indexer.write.rejects import Rejects
@@ -60,6 +61,7 @@ async def update_session(
         report.reject_file = target if rejects.written else None
         report.finish(time.monotonic() - started)
         await record_update(es, live, report.history_entry())
+        await publish(es, options.names, live.version, "update")
     if report.rejected["bulk_error"] > options.max_bulk_errors:
         raise UpdateError(
             f"{report.rejected['bulk_error']} rows failed to index (the documents they name are"

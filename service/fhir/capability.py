@@ -86,6 +86,7 @@ def _resource(kind: ResourceType, base: str) -> Resource:
 
 
 BULK_EXPORT_OPERATION = "http://hl7.org/fhir/uv/bulkdata/OperationDefinition/export"
+BULK_PUBLISH_OPERATION = "http://hl7.org/fhir/uv/bulkdata/OperationDefinition/bulk-publish"
 
 
 def capability_statement(base: str, software_version: str, date: str) -> Resource:
@@ -108,7 +109,10 @@ def capability_statement(base: str, software_version: str, date: str) -> Resourc
                 " them off; a bearer token is accepted as well. Unknown parameters follow"
                 " Prefer: handling=strict|lenient (lenient by default).",
                 "resource": [_resource(kind, base) for kind in RESOURCE_TYPES],
-                "operation": [{"name": "export", "definition": BULK_EXPORT_OPERATION}],
+                "operation": [
+                    {"name": "export", "definition": BULK_EXPORT_OPERATION},
+                    {"name": "bulk-publish", "definition": BULK_PUBLISH_OPERATION},
+                ],
             }
         ],
     }

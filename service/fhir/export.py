@@ -48,6 +48,7 @@ async def kick_off(
     request_url: str,
     today: date,
     hits_per_file: int,
+    job_id: str | None = None,
 ) -> str:
     """Open the snapshot on every alias the types read, count each type, record the job.
     ``today``: the day whose in-network rows the roles and affiliations are built with."""
@@ -69,7 +70,7 @@ async def kick_off(
         files[kind] = files_of(await store.count(es, pits[alias_of(kind)], query), hits_per_file)
     if asked.since is not None:
         await _removals(es, names, asked, pits)
-    job_id = uuid.uuid4().hex
+    job_id = job_id or uuid.uuid4().hex
     job: Json = {
         "request": request_url,
         "types": list(asked.types),

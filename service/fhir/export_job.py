@@ -203,3 +203,14 @@ def manifest(job: Json, base: str, job_id: str, token_needed: bool) -> Json:
         ),
         "error": [],
     }
+
+
+PUBLISH_MANIFEST: Final = "http://hl7.org/fhir/uv/bulkdata/StructureDefinition/BulkPublishManifest"
+
+
+def publish_manifest(job: Json, base: str, job_id: str, token_needed: bool) -> Json:
+    """The Bulk Publish manifest: the export of every type, without the request it answers."""
+    exported = {
+        k: v for k, v in manifest(job, base, job_id, token_needed).items() if k != "request"
+    }
+    return {"manifestType": PUBLISH_MANIFEST, **exported}

@@ -15,8 +15,10 @@ from service.fhir.export_job import (
     NDJSON,
     file_exists,
     manifest,
+    publish_manifest,
     read_kick_off,
 )
+from service.fhir.publish import published_job
 from service.web.contract import Route
 from service.web.keys import ES, INDEX_NAMES, SETTINGS, TODAY
 from service.web.middleware import allows_anonymous, requires_scope
@@ -85,7 +87,30 @@ async def export_file(request: web.Request) -> web.StreamResponse:
     return response
 
 
+@allows_anonymous
+@requires_scope("providers:read")
+async def bulk_publish(request: web.Request) -> web.Response:
+    app = request.app
+    job_id, job = await published_job(
+        app[ES],
+        app[INDEX_NAMES],
+        str(request.url),
+        app[TODAY](),
+        app[SETTINGS].export_hits_per_file,
+    )
+    token_needed = not app[SETTINGS].fhir_anonymous
+    body = publish_manifest(job, base_url(request), job_id, token_needed)
+    expires = datetime.fromisoformat(str(job["expires"]))
+    headers = {
+        "ETag": f'"{job_id}-{job["transactionTime"]}"',
+        "Cache-Control": "public, max-age=10",
+        "Expires": format_datetime(expires, usegmt=True),  # when its files may be gone
+    }
+    return web.Response(body=orjson.dumps(body), content_type="application/json", headers=headers)
+
+
 EXPORT_ROUTES = (
+    Route("fhir-bulk-publish", "GET", "/$bulk-publish", bulk_publish),
     Route("fhir-export", "GET", "/$export", export),
     Route("fhir-export-status", "GET", "/$export-status/{job}", export_status),
     Route("fhir-export-cancel", "DELETE", "/$export-status/{job}", export_cancel),

@@ -110,7 +110,8 @@ async def test_a_bad_kick_off_is_a_400(api: ApiClient, query: str, headers: dict
 
 async def test_the_capability_statement_declares_the_export(api: ApiClient) -> None:
     statement = await (await api.get("/fhir/metadata")).json()
-    assert [op["name"] for op in statement["rest"][0]["operation"]] == ["export"]
+    operations = [op["name"] for op in statement["rest"][0]["operation"]]
+    assert operations == ["export", "bulk-publish"]
 
 
 async def test_since_after_every_change_exports_no_file(api: ApiClient) -> None:
