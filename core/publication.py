@@ -1,6 +1,6 @@
-"""The directory's publication record: which load or update last finished, and when. The indexer
-writes it at the end of each (``indexer.publication``); the FHIR API's Bulk Publish manifest
-(``$bulk-publish``) is regenerated when it changes, its files named by the record's key."""
+"""The directory's publication record: which load, update or rollback last finished, and when.
+The indexer writes it at the end of each (``indexer.publication``); the FHIR API's Bulk Publish
+manifest (``$bulk-publish``) is regenerated when it changes, its files named by the record's key."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ PUBLICATION_ID: Final = "current"  # the publication index's one document
 
 class Publication(TypedDict):
     version: str  # the index version served (core.index_contract.VERSION_FORMAT)
-    job: str  # "load" or "update"
+    job: str  # "load", "update" or "rollback"
     finishedAt: str  # a FHIR instant (core.changes.instant)
 
 

@@ -1,4 +1,4 @@
-"""The end-of-job hook of ``load`` and every ``update``: the publication record
+"""The end-of-job hook of ``load``, every ``update`` and ``rollback``: the publication record
 (core.publication) says which version a finished job left served, and when it finished."""
 
 from __future__ import annotations
