@@ -65,6 +65,13 @@ class IndexNames:
         """The one-document index that says which indexer job (load, update) owns the prefix."""
         return f"{self.prefix}-lock"
 
+    def publication(self) -> str:
+        """The one-document index of the last finished load or update (core.publication)."""
+        return f"{self.prefix}-publication"
+
+
+LOCK_ID = "lock"  # the id of the lock index's one document (its fields: indexer.lock.LockInfo)
+
 
 def version_started(version: str) -> datetime:
     return datetime.strptime(version, VERSION_FORMAT).replace(tzinfo=UTC)

@@ -23,12 +23,12 @@ from typing import Any
 
 from elasticsearch import ApiError, AsyncElasticsearch, ConflictError, NotFoundError, TransportError
 
-from core.index_contract import IndexNames
+from core.index_contract import LOCK_ID, IndexNames
 from indexer.versions import owner, owner_alive
 
 HEARTBEAT_S = 10.0
 STALE_AFTER_S = 60.0
-_ID = "lock"
+_ID = LOCK_ID
 _ATTEMPTS = 3
 logger = logging.getLogger(__name__)
 

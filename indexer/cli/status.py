@@ -11,6 +11,7 @@ from elasticsearch import AsyncElasticsearch
 from core.index_contract import INDEX_KINDS, IndexNames
 from indexer import versions
 from indexer.lock import current_lock, job_lock
+from indexer.publication import publish
 from indexer.update.live_version import LiveVersion, live_version, refresh_paused, resume_refresh
 
 
@@ -69,6 +70,7 @@ async def rollback_lines(es: AsyncElasticsearch, names: IndexNames) -> list[str]
         target = await versions.rollback(es, names)
         # An update killed while writing to the target left its refresh off.
         await resume_refresh(es, [names.versioned(kind, target) for kind in INDEX_KINDS])
+        await publish(es, names, target, "rollback")
     lines = [f"rolled back to version {target}"]
     if live is not None and live.updates:
         files = ", ".join(update.get("file", "?") for update in live.updates)

@@ -26,6 +26,7 @@ from indexer.load.replicas import CopiesUnavailable, check_replicas, wait_for_co
 from indexer.load.report import LoadReport as LoadReport
 from indexer.lock import job_lock
 from indexer.orphans import remove_orphans
+from indexer.publication import publish
 from indexer.sources.dac import DacTable, read_dac
 from indexer.sources.discovery import SourceFiles as SourceFiles
 from indexer.sources.hospitals import read_hospitals
@@ -172,6 +173,7 @@ async def _load(es: AsyncElasticsearch, sources: SourceFiles, options: LoadOptio
             raise
     report.source_rejected = Counter(rejects.counts)
     report.reject_file = reject_path if rejects.written else None
+    await publish(es, options.names, report.version, "load")
     await versions.prune(es, options.names, keep=options.keep_versions)
     report.finish(time.monotonic() - started)
     return report

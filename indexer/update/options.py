@@ -11,9 +11,11 @@ from pathlib import Path
 
 from elasticsearch import AsyncElasticsearch
 
+from core import changes
 from core.index_contract import IndexNames
 from indexer.lock import job_lock
 from indexer.provenance import JoinFiles
+from indexer.publication import publish
 from indexer.update.live_version import LiveVersion, live_version, record_update
 from indexer.update.report import UpdateKind, UpdateReport
 from indexer.write.rejects import Rejects
@@ -48,6 +50,9 @@ async def update_session(
     report = UpdateReport(kind, path.name)
     async with job_lock(es, options.names, "update", path.name) as previous:
         report.took_over_from = previous.describe() if previous else None
+        # Stamped once the lock is ours: no earlier than its ``started``, which an export begun
+        # meanwhile takes as its transactionTime (service.fhir.export_job.transaction_time).
+        report.changed_at = changes.now()
         live = await live_version(es, options.names)
         report.version = live.version
         target = reject_path(options, report)
@@ -56,6 +61,7 @@ async def update_session(
         report.reject_file = target if rejects.written else None
         report.finish(time.monotonic() - started)
         await record_update(es, live, report.history_entry())
+        await publish(es, options.names, live.version, "update")
     if report.rejected["bulk_error"] > options.max_bulk_errors:
         raise UpdateError(
             f"{report.rejected['bulk_error']} rows failed to index (the documents they name are"

@@ -111,6 +111,7 @@ RESULT_PARAMETERS: Final = (
     },
 )
 BULK_EXPORT_OPERATION = "http://hl7.org/fhir/uv/bulkdata/OperationDefinition/export"
+BULK_PUBLISH_OPERATION = "http://hl7.org/fhir/uv/bulkdata/OperationDefinition/bulk-publish"
 
 
 def capability_statement(base: str, software_version: str, date: str) -> Resource:
@@ -134,7 +135,10 @@ def capability_statement(base: str, software_version: str, date: str) -> Resourc
                 " Prefer: handling=strict|lenient (lenient by default).",
                 "resource": [_resource(kind, base) for kind in RESOURCE_TYPES],
                 "searchParam": list(RESULT_PARAMETERS),
-                "operation": [{"name": "export", "definition": BULK_EXPORT_OPERATION}],
+                "operation": [
+                    {"name": "export", "definition": BULK_EXPORT_OPERATION},
+                    {"name": "bulk-publish", "definition": BULK_PUBLISH_OPERATION},
+                ],
             }
         ],
     }

@@ -28,6 +28,7 @@ from service.fhir.export_job import (
     plan_file,
     removals_page_body,
     removals_query,
+    transaction_time,
     type_query,
 )
 from service.fhir.hits import hit_of
@@ -41,12 +42,20 @@ KEEP_ALIVE = f"{JOB_LIFETIME_SECONDS}s"
 
 
 async def kick_off(
-    es: AsyncElasticsearch, names: IndexNames, asked: ExportRequest, request_url: str, today: date
+    es: AsyncElasticsearch,
+    names: IndexNames,
+    asked: ExportRequest,
+    request_url: str,
+    today: date,
+    hits_per_file: int,
+    job_id: str | None = None,
 ) -> str:
-    """``today``: the day whose in-network rows the roles and affiliations are built with."""
-    """Open the snapshot on every alias the types read, count each type, record the job."""
+    """Open the snapshot on every alias the types read, count each type, record the job.
+    ``today``: the day whose in-network rows the roles and affiliations are built with."""
     await sweep(es, names)
     now = datetime.now(UTC)
+    # Read before the snapshot opens: a job that starts after it stamps at or after ``now``.
+    as_of = transaction_time(now, await store.lock_started(es, names))
     aliases = sorted(set().union(*(aliases_of(kind) for kind in asked.types)))
     pits: dict[str, str] = {
         alias: await store.open_pit(es, names.alias(alias), KEEP_ALIVE) for alias in aliases
@@ -58,16 +67,16 @@ async def kick_off(
             files[kind] = 0  # its one file is plan-built
             continue
         query = type_query(kind, asked.since, today.isoformat())
-        files[kind] = files_of(await store.count(es, pits[alias_of(kind)], query))
+        files[kind] = files_of(await store.count(es, pits[alias_of(kind)], query), hits_per_file)
     if asked.since is not None:
         await _removals(es, names, asked, pits)
-    job_id = uuid.uuid4().hex
+    job_id = job_id or uuid.uuid4().hex
     job: Json = {
         "request": request_url,
         "types": list(asked.types),
         "since": since,
         "day": today.isoformat(),
-        "transactionTime": instant(now),
+        "transactionTime": instant(as_of),
         "expires": instant(now + timedelta(seconds=JOB_LIFETIME_SECONDS)),
         "pits": pits,
         "files": files,
@@ -121,11 +130,11 @@ def _resources(kind: ResourceType, raw: Json, today: date) -> list[Resource]:
 
 
 async def file_lines(
-    es: AsyncElasticsearch, job: Json, name: str, part: int
+    es: AsyncElasticsearch, job: Json, name: str, part: int, page_size: int
 ) -> AsyncIterator[bytes]:
     """One output file (``name``: a type, or DELETED), a page of hits at a time (NDJSON)."""
     if name == DELETED:
-        async for line in _deleted_lines(es, job):
+        async for line in _deleted_lines(es, job, page_size):
             yield line
         return
     kind = cast(ResourceType, name)
@@ -137,7 +146,7 @@ async def file_lines(
         return
     after: list[Any] | None = None
     while True:
-        hits = await store.page(es, page_body(job, kind, part, after))
+        hits = await store.page(es, page_body(job, kind, part, after, page_size))
         if not hits:
             return
         yield b"".join(
@@ -162,8 +171,8 @@ def _plan_built(kind: ResourceType, records: list[PlanRecord], since: str | None
     return [resource for resource in every if resource["id"] in ids]
 
 
-async def _deleted_lines(es: AsyncElasticsearch, job: Json) -> AsyncIterator[bytes]:
+async def _deleted_lines(es: AsyncElasticsearch, job: Json, page_size: int) -> AsyncIterator[bytes]:
     after: list[Any] | None = None
-    while hits := await store.page(es, removals_page_body(job, after)):
+    while hits := await store.page(es, removals_page_body(job, after, page_size)):
         yield orjson.dumps(deleted_bundle(hits)) + b"\n"
         after = hits[-1]["sort"]

@@ -37,8 +37,6 @@ PROVIDER_TYPES: Final[tuple[ResourceType, ...]] = (
 # Built from the plans (payers and networks, InsurancePlans): all in one more file of the type.
 PLAN_BUILT_TYPES: Final[tuple[ResourceType, ...]] = ("Organization", "InsurancePlan")
 EXPORT_TYPES: Final = (*PROVIDER_TYPES, *PUBLISHED_TYPES, "InsurancePlan")
-HITS_PER_FILE: Final = 50_000
-PAGE_SIZE: Final = 1_000
 JOB_LIFETIME_SECONDS: Final = 3_600
 
 
@@ -97,9 +95,19 @@ def parts(job: Json, kind: str) -> int:
     return int(job["files"][kind]) + (1 if kind in PLAN_BUILT_TYPES else 0)
 
 
-def files_of(count: int) -> int:
+def files_of(count: int, hits_per_file: int) -> int:
     """The output files (slices) of a type with this many documents (none for none)."""
-    return math.ceil(count / HITS_PER_FILE)
+    return math.ceil(count / hits_per_file)
+
+
+def transaction_time(now: datetime, job_started: str | None) -> datetime:
+    """The instant an export is the snapshot of: ``now``, or the start of the indexer job that
+    holds the prefix's lock (``started`` of its lock document): that job may have stamped some
+    documents and not yet others, all at or after its start, so a later ``_since`` this instant
+    gets them all (those already in this snapshot come again: a repeat, never a miss)."""
+    if job_started is None:
+        return now
+    return min(now, datetime.fromisoformat(job_started).astimezone(UTC))
 
 
 def changed_since(field: str, since: datetime) -> Json:
@@ -121,11 +129,13 @@ def type_query(kind: ResourceType, since: datetime | None, today_iso: str) -> Js
     return {"bool": {"filter": filters}}
 
 
-def page_body(job: Json, kind: ResourceType, part: int, after: list[Any] | None) -> Json:
+def page_body(
+    job: Json, kind: ResourceType, part: int, after: list[Any] | None, page_size: int
+) -> Json:
     """One page of one output file: its slice of the type's query over the job's PIT."""
     alias = alias_of(kind)
     body: Json = {
-        "size": PAGE_SIZE,
+        "size": page_size,
         "query": type_query(kind, _since(job.get("since")), job["day"]),
         "pit": {"id": job["pits"][alias], "keep_alive": f"{JOB_LIFETIME_SECONDS}s"},
         "sort": ["_shard_doc"],
@@ -152,11 +162,11 @@ def removals_query(types: tuple[ResourceType, ...], since: datetime) -> Json:
     return {"bool": {"filter": [{"terms": {"resourceType": list(types)}}, removed]}}
 
 
-def removals_page_body(job: Json, after: list[Any] | None) -> Json:
+def removals_page_body(job: Json, after: list[Any] | None, page_size: int) -> Json:
     since = _since(job["since"])
     assert since is not None  # a job has removals only when asked with _since
     body: Json = {
-        "size": PAGE_SIZE,
+        "size": page_size,
         "query": removals_query(tuple(job["types"]), since),
         "pit": {"id": job["pits"][DELETED], "keep_alive": f"{JOB_LIFETIME_SECONDS}s"},
         "sort": ["_shard_doc"],
@@ -194,3 +204,14 @@ def manifest(job: Json, base: str, job_id: str, token_needed: bool) -> Json:
         ),
         "error": [],
     }
+
+
+PUBLISH_MANIFEST: Final = "http://hl7.org/fhir/uv/bulkdata/StructureDefinition/BulkPublishManifest"
+
+
+def publish_manifest(job: Json, base: str, job_id: str, token_needed: bool) -> Json:
+    """The Bulk Publish manifest: the export of every type, without the request it answers."""
+    exported = {
+        k: v for k, v in manifest(job, base, job_id, token_needed).items() if k != "request"
+    }
+    return {"manifestType": PUBLISH_MANIFEST, **exported}

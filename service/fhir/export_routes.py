@@ -15,8 +15,10 @@ from service.fhir.export_job import (
     NDJSON,
     file_exists,
     manifest,
+    publish_manifest,
     read_kick_off,
 )
+from service.fhir.publish import published_job
 from service.web.contract import Route
 from service.web.keys import ES, INDEX_NAMES, SETTINGS, TODAY
 from service.web.middleware import allows_anonymous, requires_scope
@@ -37,7 +39,14 @@ async def _job(request: web.Request) -> dict[str, object]:
 async def export(request: web.Request) -> web.Response:
     asked = read_kick_off(dict(request.query), request.headers.get("Prefer", ""))
     app = request.app
-    job_id = await kick_off(app[ES], app[INDEX_NAMES], asked, str(request.url), app[TODAY]())
+    job_id = await kick_off(
+        app[ES],
+        app[INDEX_NAMES],
+        asked,
+        str(request.url),
+        app[TODAY](),
+        app[SETTINGS].export_hits_per_file,
+    )
     status = f"{base_url(request)}/$export-status/{job_id}"
     return web.Response(status=202, headers={"Content-Location": status})
 
@@ -70,13 +79,38 @@ async def export_file(request: web.Request) -> web.StreamResponse:
         raise ResourceNotFound(EXPORT_JOB, f"{request.match_info['job']}/{kind}/{part}")
     response = web.StreamResponse(headers={"Content-Type": NDJSON})
     await response.prepare(request)
-    async for chunk in file_lines(request.app[ES], job, kind, int(part)):
+    async for chunk in file_lines(
+        request.app[ES], job, kind, int(part), request.app[SETTINGS].export_page_size
+    ):
         await response.write(chunk)
     await response.write_eof()
     return response
 
 
+@allows_anonymous
+@requires_scope("providers:read")
+async def bulk_publish(request: web.Request) -> web.Response:
+    app = request.app
+    job_id, job = await published_job(
+        app[ES],
+        app[INDEX_NAMES],
+        str(request.url),
+        app[TODAY](),
+        app[SETTINGS].export_hits_per_file,
+    )
+    token_needed = not app[SETTINGS].fhir_anonymous
+    body = publish_manifest(job, base_url(request), job_id, token_needed)
+    expires = datetime.fromisoformat(str(job["expires"]))
+    headers = {
+        "ETag": f'"{job_id}-{job["transactionTime"]}"',
+        "Cache-Control": "public, max-age=10",
+        "Expires": format_datetime(expires, usegmt=True),  # when its files may be gone
+    }
+    return web.Response(body=orjson.dumps(body), content_type="application/json", headers=headers)
+
+
 EXPORT_ROUTES = (
+    Route("fhir-bulk-publish", "GET", "/$bulk-publish", bulk_publish),
     Route("fhir-export", "GET", "/$export", export),
     Route("fhir-export-status", "GET", "/$export-status/{job}", export_status),
     Route("fhir-export-cancel", "DELETE", "/$export-status/{job}", export_cancel),

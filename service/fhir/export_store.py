@@ -7,7 +7,7 @@ from elasticsearch import AsyncElasticsearch
 
 from core.changes import CHANGED_AT_MAPPING
 from core.documents import Json
-from core.index_contract import IndexNames
+from core.index_contract import LOCK_ID, IndexNames
 from service.fhir.store import EVERY_PLAN
 from service.storage import elasticsearch_errors
 
@@ -38,6 +38,13 @@ async def open_removals_pit(
             index=index, keep_alive=keep_alive
         )
     return str(response["id"]) if "id" in response else None
+
+
+async def lock_started(es: AsyncElasticsearch, names: IndexNames) -> str | None:
+    """When the indexer job holding the prefix's lock started (indexer.lock), if one does."""
+    with elasticsearch_errors(names.lock()):
+        response = await es.options(ignore_status=404).get(index=names.lock(), id=LOCK_ID)
+    return str(response["_source"]["started"]) if response.get("found") else None
 
 
 async def close_pit(es: AsyncElasticsearch, pit: str) -> None:

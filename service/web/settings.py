@@ -56,6 +56,10 @@ class Settings(ElasticsearchAccess):
     fhir_anonymous: bool = True
     # The FHIR API's absolute root as clients reach it (behind a proxy); else the request's.
     fhir_base_url: str | None = None
+    # Bulk export: the documents one output file holds (a slice of its type), and the hits a
+    # file is streamed by (what one file request holds in memory).
+    export_hits_per_file: int = Field(default=50_000, ge=1)
+    export_page_size: int = Field(default=1_000, ge=1, le=10_000)
 
     @model_validator(mode="after")
     def _refuse_development_secret(self) -> Settings:

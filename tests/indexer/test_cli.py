@@ -9,6 +9,7 @@ from pathlib import Path
 from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import INDEX_KINDS, IndexNames
+from core.publication import PUBLICATION_ID
 from indexer import versions
 from tests.conftest import SampleCopy
 from tests.indexer.conftest import indexer_process
@@ -56,3 +57,5 @@ async def test_load_status_rollback(
     rolled = await _run(es_url, index_names, "rollback")
     assert rolled.strip() == f"rolled back to version {first}"
     assert await versions.current_version(es, index_names) == first
+    published = await es.get(index=index_names.publication(), id=PUBLICATION_ID)
+    assert (published["_source"]["version"], published["_source"]["job"]) == (first, "rollback")

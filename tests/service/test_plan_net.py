@@ -158,6 +158,24 @@ async def test_spanish_near_new_haven_finds_who_the_directory_says_speaks_it(
         assert result["sources"] == [SOURCE]  # the directory alone lists them
 
 
+def _unlist(directory: Path, npi: str) -> None:
+    """The export in ``directory`` without the practitioner ``npi`` and its roles."""
+    gone = {f"Practitioner/{r['id']}" for r in resources("Practitioner") if npi_of(r) == npi}
+    for kind, key in (("Practitioner", None), ("PractitionerRole", "practitioner")):
+        path = next(directory.glob(f"*nppes-data_{kind}.ndjson"))
+        kept = [
+            line
+            for line in path.read_text().splitlines()
+            if (
+                f"Practitioner/{json.loads(line)['id']}"
+                if key is None
+                else json.loads(line)[key]["reference"]
+            )
+            not in gone
+        ]
+        path.write_text("\n".join(kept) + "\n")
+
+
 def _in_network(network: str) -> tuple[set[str], set[str]]:
     """NPIs with a role in ``network``, and the directory's other practitioners."""
     practitioners = usable_practitioners()
@@ -300,22 +318,7 @@ async def test_a_newer_export_replaces_what_the_directory_said(
         after = _export(tmp_path / "week2", joined)
         members, _ = _in_network(GREEN_CIRCLE_CT)
         gone = sorted(members)[0]
-        gone_ids = {
-            f"Practitioner/{r['id']}" for r in resources("Practitioner") if npi_of(r) == gone
-        }
-        for kind, key in (("Practitioner", None), ("PractitionerRole", "practitioner")):
-            path = next(after.glob(f"*nppes-data_{kind}.ndjson"))
-            kept = [
-                line
-                for line in path.read_text().splitlines()
-                if (
-                    f"Practitioner/{json.loads(line)['id']}"
-                    if key is None
-                    else json.loads(line)[key]["reference"]
-                )
-                not in gone_ids
-            ]
-            path.write_text("\n".join(kept) + "\n")
+        _unlist(after, gone)
         # ... and the payer no longer publishes one of its endpoints.
         endpoints = next(after.glob("*nppes-data_Endpoint.ndjson"))
         dropped, *published = endpoints.read_text().splitlines()

@@ -110,7 +110,8 @@ async def test_a_bad_kick_off_is_a_400(api: ApiClient, query: str, headers: dict
 
 async def test_the_capability_statement_declares_the_export(api: ApiClient) -> None:
     statement = await (await api.get("/fhir/metadata")).json()
-    assert [op["name"] for op in statement["rest"][0]["operation"]] == ["export"]
+    operations = [op["name"] for op in statement["rest"][0]["operation"]]
+    assert operations == ["export", "bulk-publish"]
 
 
 async def test_since_after_every_change_exports_no_file(api: ApiClient) -> None:
@@ -162,3 +163,30 @@ async def test_an_expired_job_is_not_found_and_swept(
     jobs = export_store.jobs_index(served_names)
     mapped = (await es.indices.get_mapping(index=jobs))[jobs]["mappings"]["properties"]
     assert mapped == {"expires": {"type": "date", "format": "strict_date_time_no_millis"}}
+
+
+async def test_a_kick_off_during_an_indexer_job_is_the_snapshot_of_its_start(
+    serve: Serve, es: AsyncElasticsearch, es_url: str, sample_copy: SampleCopy
+) -> None:
+    """An update holding the lock may have stamped some documents and not others: the export
+    says it is as of the job's start, so ``_since`` it gets every document the job changes."""
+    api = await serve(settings_for(es_url, sample_copy.names))
+    started = "2026-02-01T10:20:30+00:00"
+    holder = {"job": "update", "detail": "week.csv", "owner": "elsewhere:1", "started": started}
+    await es.index(index=sample_copy.names.lock(), id="lock", document=holder, refresh=True)
+    manifest = await _manifest(api, await _kick_off(api, "?_type=Endpoint"))
+    assert manifest["transactionTime"] == "2026-02-01T10:20:30Z"
+    await es.delete(index=sample_copy.names.lock(), id="lock", refresh=True)
+    manifest = await _manifest(api, await _kick_off(api, "?_type=Endpoint"))
+    assert str(manifest["transactionTime"]) > "2026-02-01T10:20:30Z"
+
+
+async def test_files_hold_the_documents_per_file_the_settings_say(
+    serve: Serve, sample_settings: Settings, api: ApiClient
+) -> None:
+    tuned = sample_settings.model_copy(update={"export_hits_per_file": 3, "export_page_size": 2})
+    small = await serve(tuned)
+    manifest = await _manifest(small, await _kick_off(small, "?_type=Endpoint"))
+    endpoints = await found_ids(api, "Endpoint", [])
+    assert len(manifest["output"]) == -(-len(endpoints) // 3)  # type: ignore[arg-type]
+    assert Counter((await _exported(small, manifest))["Endpoint"]) == Counter(endpoints)
