@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Final, Literal, get_args
 
 from core.documents import EntityType, Json
+from service.fhir.subsetting import Subset
 from service.search_kit.limits import MAX_PAGE_SIZE, MAX_RADIUS_MILES
 
 ResourceType = Literal[
@@ -103,3 +104,5 @@ class Search:
     # The plan years each network clause names (service.fhir.search resolves them): a role
     # matches with an in-network row of one of each tuple's years in force on the day.
     network_keys: tuple[tuple[str, ...], ...] = ()
+    # _summary (but count) and _elements: what each resource keeps.
+    subset: Subset = field(default_factory=Subset)

@@ -51,7 +51,7 @@ async def test_a_count_without_entries(api: ApiClient, asked: tuple[str, str]) -
 
 async def test_lenient_handling_says_what_it_left_out(api: ApiClient) -> None:
     npi = F.individuals()[5]["NPI"]
-    asked = [("identifier", npi), ("birthdate", "1970"), ("_summary", "data")]
+    asked = [("identifier", npi), ("birthdate", "1970"), ("_sort", "family")]
     bundle = await F.fetch(api, "/fhir/Practitioner", asked)
     Bundle.model_validate(bundle)
     matches = [e["resource"]["id"] for e in bundle["entry"] if e["search"]["mode"] == "match"]
@@ -59,12 +59,12 @@ async def test_lenient_handling_says_what_it_left_out(api: ApiClient) -> None:
     [outcome] = [e["resource"] for e in bundle["entry"] if e["search"]["mode"] == "outcome"]
     assert [i["severity"] for i in outcome["issue"]] == ["warning", "warning"]
     said = " ".join(i["diagnostics"] for i in outcome["issue"])
-    assert "birthdate" in said and "_summary=data" in said
+    assert "birthdate" in said and "_sort" in said
 
 
-async def test_strict_handling_refuses_a_summary_it_does_not_serve(api: ApiClient) -> None:
+async def test_strict_handling_refuses_a_parameter_it_does_not_serve(api: ApiClient) -> None:
     strict = {"Prefer": "handling=strict"}
-    await F.fetch(api, "/fhir/Practitioner", [("_summary", "data")], status=400, headers=strict)
+    await F.fetch(api, "/fhir/Practitioner", [("_sort", "family")], status=400, headers=strict)
 
 
 async def test_networks_by_their_payer_type(api: ApiClient) -> None:
