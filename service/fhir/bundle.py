@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 import orjson
 
 from service.fhir.models import NEAR_UNITS, Near, Resource, Search
+from service.fhir.subsetting import Subset, subsetted
 from service.statuses import fhir_issue
 
 LOCATION_DISTANCE = "http://hl7.org/fhir/StructureDefinition/location-distance"
@@ -35,9 +36,10 @@ def _url(base: str, search: Search, cursor: str | None = None) -> str:
     return f"{base}/{search.kind}" + (f"?{query}" if query else "")
 
 
-def _entry(base: str, resource: Resource, mode: str) -> Resource:
+def _entry(base: str, resource: Resource, mode: str, subset: Subset) -> Resource:
     full_url = f"{base}/{resource['resourceType']}/{resource['id']}"
-    return {"fullUrl": full_url, "resource": resource, "search": {"mode": mode}}
+    kept = subsetted(resource, subset)
+    return {"fullUrl": full_url, "resource": kept, "search": {"mode": mode}}
 
 
 def _distance(near: Near, miles: float) -> Resource:
@@ -48,7 +50,7 @@ def _distance(near: Near, miles: float) -> Resource:
 
 
 def _match(base: str, search: Search, page: Page, resource: Resource) -> Resource:
-    entry = _entry(base, resource, "match")
+    entry = _entry(base, resource, "match", search.subset)
     miles = page.miles.get((resource["resourceType"], resource["id"]))
     if search.near is not None and miles is not None:
         entry["search"]["extension"] = [_distance(search.near, miles)]
@@ -74,13 +76,19 @@ def searchset(base: str, search: Search, page: Page) -> bytes:
     bundle["link"] = links
     bundle["entry"] = [
         *(_match(base, search, page, r) for r in page.matches),
-        *(_entry(base, r, "include") for r in included),
+        *(_entry(base, r, "include", _of_included(search.subset)) for r in included),
     ]
     if search.ignored:
         bundle["entry"].append({"resource": _ignored(search), "search": {"mode": "outcome"}})
     if not bundle["entry"]:
         del bundle["entry"]
     return orjson.dumps(bundle)
+
+
+def _of_included(subset: Subset) -> Subset:
+    """``_summary`` reduces every entry; ``_elements`` only the matches (R4 3.1.1.5.9: included
+    resources are given whole)."""
+    return Subset(subset.summary)
 
 
 def _ignored(search: Search) -> Resource:

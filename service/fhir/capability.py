@@ -107,7 +107,16 @@ RESULT_PARAMETERS: Final = (
     {
         "name": "_summary",
         "type": "token",
-        "documentation": "count: the total and no entries (as _count=0).",
+        "documentation": "count: the total and no entries (as _count=0); true: each resource"
+        " reduced to its summary elements; text: text and the mandatory elements; data: all"
+        " but text; false: whole. A reduced resource is tagged SUBSETTED. On reads too.",
+    },
+    {
+        "name": "_elements",
+        "type": "string",
+        "documentation": "Top-level elements to keep, comma-separated (with id, meta and the"
+        " mandatory ones; tagged SUBSETTED); matches only, included resources whole. On reads"
+        " too. Not with _summary.",
     },
 )
 BULK_EXPORT_OPERATION = "http://hl7.org/fhir/uv/bulkdata/OperationDefinition/export"

@@ -8,6 +8,7 @@ from typing import Final, Literal, get_args
 
 from core.documents import EntityType, Json
 from core.index_contract import PLAN_FIELDS
+from service.fhir.subsetting import Subset
 from service.search_kit.limits import MAX_PAGE_SIZE, MAX_RADIUS_MILES
 
 ResourceType = Literal[
@@ -104,3 +105,5 @@ class Search:
     # The plan years each network clause names (service.fhir.search resolves them): a role
     # matches with an in-network row of one of each tuple's years in force on the day.
     network_keys: tuple[tuple[str, ...], ...] = ()
+    # _summary (but count) and _elements: what each resource keeps.
+    subset: Subset = field(default_factory=Subset)

@@ -229,5 +229,5 @@ TARGETS: Final[dict[str, ResourceType]] = {
 }
 # Result parameters: how many, which page, what else, how to answer.
 CONTROL_PARAMETERS: Final = frozenset(
-    {"_count", "_cursor", "_include", "_revinclude", "_format", "_total", "_summary"}
+    {"_count", "_cursor", "_include", "_revinclude", "_format", "_total", "_summary", "_elements"}
 )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from datetime import date, datetime
+from typing import cast
 
 from service.errors import InvalidInput
 from service.fhir.include_table import INCLUDES, REVINCLUDES
@@ -28,6 +29,7 @@ from service.fhir.models import (
     Search,
 )
 from service.fhir.parameters import CONTROL_PARAMETERS, PARAMETERS
+from service.fhir.subsetting import SUMMARIES, Subset, Summary
 from service.search_kit.limits import MAX_TEXT_LENGTH
 
 MODIFIERS = {"string": ("exact", "contains"), "token": (), "reference": (), "date": ()}
@@ -37,6 +39,7 @@ _DATE = re.compile(
     r"(T[0-2][0-9]:[0-5][0-9](:[0-5][0-9](\.[0-9]+)?)?(Z|[+-][0-2][0-9]:[0-5][0-9])?)?)?)?$"
 )
 _FORMATS = {"json", "application/json", "application/fhir+json"}
+_ELEMENT = re.compile(r"^[a-z][A-Za-z0-9]*$")
 
 
 def _invalid(name: str, message: str) -> InvalidInput:
@@ -47,6 +50,25 @@ def _count(value: str) -> int:
     if not value.isdigit():
         raise _invalid("_count", "a whole number from 0")
     return min(int(value), MAX_COUNT)
+
+
+def read_subset(pairs: Iterable[tuple[str, str]]) -> Subset:
+    """``_summary`` (true, text, data, false) and ``_elements``, on a read or a search."""
+    summary: Summary = "false"
+    elements: list[str] = []
+    for name, value in pairs:
+        if name == "_summary" and value != "count":
+            if value not in SUMMARIES:
+                raise _invalid(name, f"one of count, {', '.join(SUMMARIES)}")
+            summary = cast(Summary, value)
+        elif name == "_elements":
+            names = [v.strip() for v in value.split(",")]
+            if not all(_ELEMENT.match(v) for v in names):
+                raise _invalid(name, "top-level element names, comma-separated, e.g. name,address")
+            elements += names
+    if elements and summary != "false":
+        raise _invalid("_elements", "give _summary or _elements, not both")
+    return Subset(summary, tuple(elements))
 
 
 def _near(value: str) -> Near:
@@ -131,6 +153,7 @@ def read_search(
     revincludes: list[str] = []
     count, cursor, near, text = None, None, None, None
     total_only = False  # _summary=count: the total, no entries (as _count=0 answers)
+    pairs = list(pairs)
     for key, value in pairs:
         name, _, modifier = key.partition(":")
         if name in CONTROL_PARAMETERS:
@@ -141,10 +164,7 @@ def read_search(
             elif name == "_format" and value not in _FORMATS:
                 raise _invalid("_format", "this server answers JSON only")
             elif name == "_summary":
-                if value != "count":
-                    reader.refuse(f"_summary={value}", "supported here: _summary=count")
-                    continue
-                total_only = True
+                total_only = total_only or value == "count"
             elif name in ("_include", "_revinclude"):
                 if not reader.included(name, value):
                     continue
@@ -181,4 +201,5 @@ def read_search(
         text,
         tuple(applied),
         tuple(reader.ignored),
+        subset=read_subset(pairs),
     )

@@ -19,9 +19,10 @@ from service.fhir.capability import (
 )
 from service.fhir.export_routes import EXPORT_ROUTES
 from service.fhir.models import FHIR_JSON, FHIR_PREFIX, Resource, ResourceType
-from service.fhir.params import read_search
+from service.fhir.params import read_search, read_subset
 from service.fhir.read import read_resource
 from service.fhir.search import search_resources
+from service.fhir.subsetting import subsetted
 from service.web.contract import Feature, Route
 from service.web.keys import ES, INDEX_NAMES, TODAY
 from service.web.middleware import allows_anonymous, requires_scope
@@ -88,10 +89,11 @@ async def search_post(request: web.Request) -> web.Response:
 async def read(request: web.Request) -> web.Response:
     app = request.app
     kind = _kind(request)
+    subset = read_subset(request.query.items())
     resource: Resource = await read_resource(
         app[ES], app[INDEX_NAMES], kind, request.match_info["id"], app[TODAY]()
     )
-    return _answer(orjson.dumps(resource))
+    return _answer(orjson.dumps(subsetted(resource, subset)))
 
 
 def _problem(error: ProblemError) -> web.Response:

@@ -93,12 +93,20 @@ async def _miles_to(api: ApiClient, center: tuple[float, float], reference: Json
 async def test_the_result_parameters_are_declared_and_answered(api: ApiClient) -> None:
     statement = await F.fetch(api, "/fhir/metadata")
     declared = {p["name"]: p["type"] for p in statement["rest"][0]["searchParam"]}
-    assert declared == {"_count": "number", "_summary": "token"}
+    assert declared == {"_count": "number", "_summary": "token", "_elements": "string"}
     strict = {"Prefer": "handling=strict"}
     for kind in (r["type"] for r in statement["rest"][0]["resource"]):
         for asked in (("_count", "0"), ("_summary", "count")):
             bundle = await F.fetch(api, f"/fhir/{kind}", [asked], headers=strict)
             assert "entry" not in bundle, (kind, asked)
+        for asked in (("_summary", "true"), ("_elements", "id"), ("_summary", "data")):
+            response = await api.get(
+                f"/fhir/{kind}", params=[asked, ("_count", "2")], headers=strict
+            )
+            bundle = await response.json(content_type=None)
+            assert response.status == 200 and bundle["entry"], (kind, asked)
+            tags = [e["resource"]["meta"]["tag"] for e in bundle["entry"]]
+            assert all({"code": "SUBSETTED"}.items() <= t[-1].items() for t in tags), (kind, asked)
 
 
 @pytest.mark.parametrize("kind", ["Location", "PractitionerRole", "HealthcareService", "Endpoint"])

@@ -8,10 +8,20 @@ import pytest
 from fhir.resources.R4B.bundle import Bundle
 
 from tests.conftest import ApiClient
+from tests.plan_net_rows import resources
 from tests.service.fhir import fhir_rows as F
+from tests.service.fhir.test_fhir_plans_networks import (
+    BID_SYSTEM,
+    YEAR,
+    _members,
+    _plan_id,
+    _plan_rows,
+)
+from tests.source_rows import canonical_bid
 
 NPI_SYSTEM = "http://hl7.org/fhir/sid/us-npi"  # the NPI's system, as US Core names it
 LAST = "Provider Last Name (Legal Name)"
+ORG_TYPE_SYSTEM = "http://hl7.org/fhir/us/davinci-pdex-plan-net/CodeSystem/OrgTypeCS"
 
 
 @pytest.mark.parametrize("form", ["{system}|{npi}", "{npi}"])
@@ -51,7 +61,7 @@ async def test_a_count_without_entries(api: ApiClient, asked: tuple[str, str]) -
 
 async def test_lenient_handling_says_what_it_left_out(api: ApiClient) -> None:
     npi = F.individuals()[5]["NPI"]
-    asked = [("identifier", npi), ("birthdate", "1970"), ("_summary", "data")]
+    asked = [("identifier", npi), ("birthdate", "1970"), ("_sort", "family")]
     bundle = await F.fetch(api, "/fhir/Practitioner", asked)
     Bundle.model_validate(bundle)
     matches = [e["resource"]["id"] for e in bundle["entry"] if e["search"]["mode"] == "match"]
@@ -59,28 +69,53 @@ async def test_lenient_handling_says_what_it_left_out(api: ApiClient) -> None:
     [outcome] = [e["resource"] for e in bundle["entry"] if e["search"]["mode"] == "outcome"]
     assert [i["severity"] for i in outcome["issue"]] == ["warning", "warning"]
     said = " ".join(i["diagnostics"] for i in outcome["issue"])
-    assert "birthdate" in said and "_summary=data" in said
+    assert "birthdate" in said and "_sort" in said
 
 
-async def test_strict_handling_refuses_a_summary_it_does_not_serve(api: ApiClient) -> None:
+async def test_strict_handling_refuses_a_parameter_it_does_not_serve(api: ApiClient) -> None:
     strict = {"Prefer": "handling=strict"}
-    await F.fetch(api, "/fhir/Practitioner", [("_summary", "data")], status=400, headers=strict)
+    await F.fetch(api, "/fhir/Practitioner", [("_sort", "family")], status=400, headers=strict)
+
+
+def _bid_plans() -> set[tuple[str, str]]:
+    """(network id, payer reference) of every plan with a bid id: the Plan Finder file's rows
+    and the Plan-Net export's InsurancePlans that carry a CMS plan identifier."""
+    found = {
+        (f"network-{_plan_id(r['bid_id'])}", f"Organization/payer-{r['contract_id']}")
+        for r in _plan_rows()
+    }
+    for plan in resources("InsurancePlan"):
+        for identifier in plan.get("identifier", []):
+            if identifier.get("system") == BID_SYSTEM:
+                bid = canonical_bid(identifier["value"])
+                # Without a period: the plan year the Plan Finder file describes.
+                year = plan.get("period", {}).get("start", str(YEAR))[:4]
+                network = f"network-{year}-{bid.replace('_', '-')}"
+                found.add((network, f"Organization/payer-{bid.split('_')[0]}"))
+    return found
 
 
 async def test_networks_by_their_payer_type(api: ApiClient) -> None:
-    payer = "http://hl7.org/fhir/us/davinci-pdex-plan-net/CodeSystem/OrgTypeCS|payer"
+    payer = f"{ORG_TYPE_SYSTEM}|payer"
     networks = F.entries(await F.walk(api, "Organization", [("partof.type", payer)]))
-    assert networks
-    assert {r["id"] for r in networks} == set(
+    said = {(n["id"], n["partOf"]["reference"]) for n in networks}
+    assert _bid_plans() <= said
+    assert {n["id"] for n in networks} == set(
         await F.found_ids(api, "Organization", [("partof.type", "payer")])
     )
-    for owned_by in {network["partOf"]["reference"] for network in networks}:
-        owner = await F.fetch(api, f"/fhir/{owned_by}")  # an Organization typed payer
-        assert payer.split("|")[1] in {c["code"] for t in owner["type"] for c in t["coding"]}
+    # "|payer": a type without a system, which no payer has (FHIR token search).
+    for asked in (("partof.type", "|payer"), ("type", "|payer")):
+        bundle = await F.fetch(api, "/fhir/Organization", [asked, ("_summary", "count")])
+        assert bundle["total"] == 0, asked
+    payers = await F.found_ids(api, "Organization", [("type", "payer")])
+    assert {f"payer-{r['contract_id']}" for r in _plan_rows()} <= set(payers)
 
 
 async def test_affiliations_by_their_location_organization(api: ApiClient) -> None:
-    [first] = F.entries([await F.fetch(api, "/fhir/OrganizationAffiliation", [("_count", "1")])])
-    member = first["participatingOrganization"]["reference"]
-    found = await F.found_ids(api, "OrganizationAffiliation", [("location.organization", member)])
-    assert first["id"] in found
+    """An affiliation's locations are its organisation's own, NPPES's address and the Doctors
+    and Clinicians sites: an organisation in a network names its own affiliation only."""
+    in_networks = sorted(set().union(*_members("2").values()))
+    assert len(in_networks) >= 2, "the sample's coverage file puts organisations in networks"
+    for npi in in_networks[:5]:
+        asked = [("location.organization", f"Organization/{npi}")]
+        assert await F.found_ids(api, "OrganizationAffiliation", asked) == [npi]
