@@ -56,17 +56,8 @@ from indexer.write.bulk import Action, Origin, bulk_index, chunked, delete_actio
 Doc = Json
 # What an overlay changes in the search document of a provider the NPPES file lists.
 _OVERLAY_FIELDS = (
-    F.languages,
-    F.points,
-    F.locations,
-    F.provider,
-    F.networks,
-    F.sources,
-    F.locationIds,
-    F.cities,
-    F.states,
-    F.postalCodes,
-    F.addressParts,
+    *(F.languages, F.points, F.locations, F.provider, F.networks, F.sources, F.locationIds),
+    *(F.cities, F.states, F.postalCodes, F.addressParts),
 )
 
 
