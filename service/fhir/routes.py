@@ -19,7 +19,7 @@ from service.fhir.capability import (
 )
 from service.fhir.export_routes import EXPORT_ROUTES
 from service.fhir.models import FHIR_JSON, FHIR_PREFIX, Resource, ResourceType
-from service.fhir.params import read_search, read_subset
+from service.fhir.query_string import read_search, read_subset
 from service.fhir.read import read_resource
 from service.fhir.search import search_resources
 from service.fhir.subsetting import subsetted

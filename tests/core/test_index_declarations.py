@@ -15,9 +15,9 @@ from core.index_fields import FieldNames, undeclared
 from service.errors import InvalidInput
 from service.fhir.models import PUBLISHED_TYPES, Search
 from service.fhir.parameters import PARAMETERS
-from service.fhir.params import read_search
 from service.fhir.published import published_query
 from service.fhir.query import build_query, members_query
+from service.fhir.query_string import read_search
 from service.search import rescue
 from service.search.facets import facet_aggregations
 from service.search.models import SearchRequest

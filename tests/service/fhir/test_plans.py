@@ -8,8 +8,8 @@ import pytest
 
 from core.documents import Plan
 from service.fhir.memory import found_in_memory, network_keys
-from service.fhir.params import read_search
 from service.fhir.plans import PlanRecord, PlanResources
+from service.fhir.query_string import read_search
 
 
 def _plan(**fields: Any) -> Plan:
