@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from indexer.sources.plan_net import warning_text
+from indexer.sources.plan_net import normalised_text, warning_text
 
 
 @dataclass
@@ -32,6 +32,8 @@ class LoadReport:
     plan_net: dict[str, dict[str, int]] = field(default_factory=dict)
     # Its resources used as published with a flag (core.npi.NpiIssue), by warning.
     plan_net_warnings: Counter[str] = field(default_factory=Counter)
+    # Its resources the import changed before use (indexer.sources.plan_net_normalised), by kind.
+    plan_net_normalised: Counter[str] = field(default_factory=Counter)
     plan_net_joined: int = 0
     plan_net_only: int = 0
     plan_net_coverage: int = 0
@@ -113,6 +115,7 @@ def format_report(report: LoadReport) -> list[str]:
             f" {report.plan_net_only:,} from the directory alone",
             f"plan-net coverage  {report.plan_net_coverage:,} in-network rows",
             f"plan-net warnings  {warning_text(report.plan_net_warnings)}",
+            f"plan-net normalised {normalised_text(report.plan_net_normalised)}",
         ]
     lines += [
         f"locations          {report.locations:,} in the provider documents",

@@ -78,6 +78,7 @@ def read_side_tables(sources: SourceFiles, rejects: Rejects, report: LoadReport)
         directory = read_plan_net(sources.plan_net, rejects.add, sources.plan_net_name)
         report.plan_net = directory.counts()
         report.plan_net_warnings = directory.warnings
+        report.plan_net_normalised = directory.normalised
     return SideTables(nucc=nucc, dac=dac, plans=plans, plan_net=directory)
 
 

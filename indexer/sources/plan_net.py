@@ -25,6 +25,7 @@ from core.npi import KEYED_BY_ID, listed_id
 from core.plan_net_codes import NPI_SYSTEM
 from indexer.sources import plan_net_resources as read
 from indexer.sources.plan_net_files import RESOURCE_TYPES, Place, Resource, Unreadable, read_export
+from indexer.sources.plan_net_normalised import normalised
 from indexer.sources.plan_net_providers import Joined, SpilledProviders
 from indexer.sources.plan_net_records import ORG_ROWS, SITE_ROWS, Invalid, Org, Person, Plan, Site
 from indexer.sources.spill import Spill, SpilledMap
@@ -59,6 +60,7 @@ class PlanNetDirectory:
     used: Counter[str] = field(default_factory=Counter)
     rejected: Counter[str] = field(default_factory=Counter)
     warnings: Counter[str] = field(default_factory=Counter)  # used as published: NpiIssue
+    normalised: Counter[str] = field(default_factory=Counter)  # used, changed: by kind
 
     def __post_init__(self) -> None:
         self.published = self.spill.table(dict)
@@ -248,6 +250,12 @@ def warning_text(warnings: Counter[str]) -> str:
     return f"{counts} (served as published, flagged)" if counts else "none"
 
 
+def normalised_text(changes: Counter[str]) -> str:
+    """Resources the import changed before use, by kind (a load's and an update's report)."""
+    counts = ", ".join(f"{k}={v:,}" for k, v in sorted(changes.items()))
+    return f"{counts} (changed, then used)" if counts else "none"
+
+
 def read_plan_net(path: Path, reject: Reject, name: str | None = None) -> PlanNetDirectory:
     """The export in ``path`` (a directory); ``name`` defaults to the directory's name."""
     directory = PlanNetDirectory(name or path.resolve().name)
@@ -258,6 +266,8 @@ def read_plan_net(path: Path, reject: Reject, name: str | None = None) -> PlanNe
             builder.refuse("(unreadable)", item.place, "", item.reason, None)
             continue
         directory.read[item.type] += 1
+        body, changes = normalised(item.body)
+        item = replace(item, body=body)
         try:
             builder.take(item)
         except Invalid as invalid:
@@ -266,6 +276,7 @@ def read_plan_net(path: Path, reject: Reject, name: str | None = None) -> PlanNe
             builder.refuse(item.type, item.place, _npi_of(item), str(invalid), ref)
             continue
         directory.used[item.type] += 1
+        directory.normalised.update(changes)
     for kind in RESOURCE_TYPES:
         directory.read.setdefault(kind, 0)
     return directory

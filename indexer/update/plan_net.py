@@ -282,6 +282,7 @@ async def update_plan_net(
         report.rows_read = sum(directory.read.values())
         report.resources = directory.counts()
         report.warnings = directory.warnings
+        report.normalised = directory.normalised
         applier = _Applier(live, directory, report, nucc)
         async with visible_together(es, list(live.indices.values())):
             report.removals += await _plans(es, live, directory, report.changed_at)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from core import changes
-from indexer.sources.plan_net import warning_text
+from indexer.sources.plan_net import normalised_text, warning_text
 
 UpdateKind = Literal["nppes", "coverage", "plan-net", "plans"]
 # Every row of a file ends as exactly one of these (or rejected with a reason).
@@ -33,6 +33,7 @@ class UpdateReport:
     search_rewritten: int = 0  # coverage: search documents given their new networks
     resources: dict[str, dict[str, int]] = field(default_factory=dict)  # Plan-Net, per type
     warnings: Counter[str] = field(default_factory=Counter)  # Plan-Net: used as published
+    normalised: Counter[str] = field(default_factory=Counter)  # Plan-Net: changed, then used
     took_over_from: str | None = None  # the job whose stale lock this update took over
     reject_file: Path | None = None
     applied_at: str = ""
@@ -82,6 +83,7 @@ class UpdateReport:
             "search_rewritten": self.search_rewritten,
             "resources": self.resources,
             "warnings": dict(self.warnings),
+            "normalised": dict(self.normalised),
             "took_over_from": self.took_over_from,
             "reject_file": str(self.reject_file) if self.reject_file else None,
             "accounted": self.accounted,
@@ -130,5 +132,6 @@ def _plan_net_lines(report: UpdateReport) -> list[str]:
     ]
     lines.append(f"  all accounted    {'yes' if report.accounted else 'NO'}")
     lines.append(f"warnings           {warning_text(report.warnings)}")
+    lines.append(f"normalised         {normalised_text(report.normalised)}")
     lines += [f"providers {name:<8} {report.outcomes[name]:,}" for name in PLAN_NET_OUTCOMES]
     return lines + _closing_lines(report)

@@ -4,7 +4,9 @@ Ids are stable across reindexes: a Practitioner, its PractitionerRole, a provide
 and its OrganizationAffiliation are known by the NPI (or, for a provider a payer lists without a
 ten-digit one, by its own id: core.npi.provider_key), a Location by its location id
 (core.npi.location_id). An individual has one PractitionerRole: the practitioner at every
-practice location the directory knows, with every specialty.
+practice location the directory knows. A specialty is served only where the guide's binding
+allows its NUCC code (core.plan_net_codes.individual_specialty / any_specialty); every taxonomy
+stays in Practitioner.qualification (an extensible binding) and PractitionerRole.code.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from core.plan_net_codes import (
     NETWORK_REFERENCE,
     ORG_TYPE_SYSTEM,
     PROVIDER_ROLE_SYSTEM,
+    any_specialty,
+    individual_specialty,
     provider_role,
 )
 from core.plan_resources import network_id
@@ -93,7 +97,11 @@ def practitioner_role(
                 {"coding": [{"system": PROVIDER_ROLE_SYSTEM, "code": code, "display": shown}]}
                 for code, shown in roles
             ],
-            "specialty": [taxonomy(s["code"], s["displayName"]) for s in provider["specialties"]],
+            "specialty": [
+                taxonomy(s["code"], s["displayName"])
+                for s in provider["specialties"]
+                if individual_specialty(s["code"])
+            ],
             "location": [reference("Location", place["id"]) for place in locations],
             "telecom": [t for p in locations for t in telecom(p) if t["system"] == "phone"][:5],
         }
@@ -113,7 +121,11 @@ def organization_affiliation(
             "active": True,
             "participatingOrganization": reference("Organization", npi, display_name(provider)),
             "network": [reference("Organization", network_id(key)) for key in networks],
-            "specialty": [taxonomy(s["code"], s["displayName"]) for s in provider["specialties"]],
+            "specialty": [
+                taxonomy(s["code"], s["displayName"])
+                for s in provider["specialties"]
+                if any_specialty(s["code"])
+            ],
             "location": [reference("Location", place["id"]) for place in locations],
             "telecom": [t for p in locations for t in telecom(p) if t["system"] == "phone"][:5],
         }

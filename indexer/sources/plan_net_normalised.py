@@ -1,0 +1,47 @@
+"""What the import changes in a payer's Plan-Net resource before the directory uses or serves it,
+each kind named for the load and update reports (PlanNetDirectory.normalised).
+
+- ``identifier_value_as_number``: an ``identifier.value`` published as a JSON number (anywhere in
+  the resource) is read and served as its string: FHIR's ``value`` is a string.
+- ``missing_last_updated``: a resource without ``meta.lastUpdated`` is served with the time the
+  directory last saw it change (service.fhir.elements), not with none.
+
+What the import does not pass on is not a normalisation: ``InsurancePlan.type`` is not read (the
+served type is the directory's own, service.fhir.plans), so a code Plan-Net 1.1.0 lacks there
+(``InsuranceProductTypeCS#medicare``) never reaches ``/fhir``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+IDENTIFIER_AS_NUMBER = "identifier_value_as_number"
+MISSING_LAST_UPDATED = "missing_last_updated"
+
+
+def _string_identifiers(value: Any, changed: list[bool], identifier: bool = False) -> Any:
+    """``value`` with every identifier's numeric ``value`` as a string; ``identifier``: value is
+    an Identifier (an item of an ``identifier`` element)."""
+    if isinstance(value, list):
+        return [_string_identifiers(item, changed, identifier) for item in value]
+    if not isinstance(value, dict):
+        return value
+    found = {
+        key: _string_identifiers(item, changed, key == "identifier") for key, item in value.items()
+    }
+    number = found.get("value")
+    if identifier and isinstance(number, int | float) and not isinstance(number, bool):
+        found["value"] = str(number)
+        changed.append(True)
+    return found
+
+
+def normalised(body: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The resource as the directory reads it, and the kinds of change made to it (each once)."""
+    changed: list[bool] = []
+    result: dict[str, Any] = _string_identifiers(body, changed)
+    kinds = [IDENTIFIER_AS_NUMBER] if changed else []
+    meta = body.get("meta")
+    if not (isinstance(meta, dict) and meta.get("lastUpdated")):
+        kinds.append(MISSING_LAST_UPDATED)
+    return result, kinds
