@@ -51,17 +51,9 @@ from indexer.update.report import UpdateReport
 from indexer.write.bulk import Action, Origin, bulk_index, chunked, delete_action, index_action
 from indexer.write.collector import batch_gc
 from indexer.write.rejects import Rejects
-from indexer.write.screen import Screen
+from indexer.write.screen import Screen, each_npi_once
 
 Doc = Json
-
-
-def _npi_of(row: NppesRecord | Deactivated) -> str:
-    return row.npi
-
-
-def _where(row: NppesRecord | Deactivated) -> tuple[int, str]:
-    return row.row_number, row.npi
 
 
 @dataclass(slots=True)
@@ -110,11 +102,7 @@ class _Applier:
 
     def _accept(self, rows: Iterable[NppesRow]) -> list[NppesRecord | Deactivated]:
         screen = Screen[NppesRecord | Deactivated](self._report, self._rejects, self._report.file)
-        return list(
-            screen.accepted(
-                rows, seen=self._seen, key=_npi_of, repeat="duplicate_npi", where=_where
-            )
-        )
+        return list(each_npi_once(screen, rows, self._seen))
 
     def _record_write(
         self, row: NppesRecord, indexed: tuple[Doc | None, Doc | None], coverage: Any

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Generic, Protocol, TypeVar
 
 from indexer.sources.csvfiles import Rejected
+from indexer.sources.nppes import Deactivated, NppesRecord, NppesRow
 from indexer.write.rejects import Rejects
 
 _T = TypeVar("_T")
@@ -68,3 +69,18 @@ class Screen(Generic[_T]):
                 self.reject(*where(record), repeat)
             else:
                 yield record
+
+
+def _npi(row: NppesRecord | Deactivated) -> str:
+    return row.npi
+
+
+def _row_and_npi(row: NppesRecord | Deactivated) -> tuple[int, str]:
+    return row.row_number, row.npi
+
+
+def each_npi_once(
+    screen: Screen[NppesRecord | Deactivated], rows: Iterable[NppesRow], seen: Seen
+) -> Iterator[NppesRecord | Deactivated]:
+    """The NPPES rows a job uses: an NPI's first row (a repeat is rejected as duplicate_npi)."""
+    return screen.accepted(rows, seen=seen, key=_npi, repeat="duplicate_npi", where=_row_and_npi)

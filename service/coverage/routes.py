@@ -7,18 +7,13 @@ from aiohttp import web
 from service.coverage.check import check_coverage
 from service.coverage.models import CompactCoverage, CoveragePlan, CoverageRequest
 from service.web.contract import JSON, POST_ERRORS, Feature, Operation, Route, schema_ref
-from service.web.jsonio import json_response
-from service.web.keys import ES, INDEX_NAMES, TODAY
 from service.web.middleware import requires_scope
-from service.web.validation import read_model
+from service.web.validation import answer_body
 
 
 @requires_scope("coverage:read")
 async def coverage(http_request: web.Request) -> web.Response:
-    request = await read_model(http_request, CoverageRequest)
-    app = http_request.app
-    answer = await check_coverage(app[ES], app[INDEX_NAMES], request, today=app[TODAY]())
-    return json_response(answer)
+    return await answer_body(http_request, CoverageRequest, check_coverage)
 
 
 FEATURE = Feature(

@@ -23,15 +23,12 @@ from service.web.jsonio import json_response
 from service.web.keys import ES, INDEX_NAMES, TODAY
 from service.web.middleware import requires_scope
 from service.web.problems import invalid_request
-from service.web.validation import field_errors, read_model
+from service.web.validation import answer_body, field_errors
 
 
 @requires_scope("coverage:read")
 async def plan_search(http_request: web.Request) -> web.Response:
-    request = await read_model(http_request, PlanSearchRequest)
-    app = http_request.app
-    answer = await search_plans(app[ES], app[INDEX_NAMES], request, today=app[TODAY]())
-    return json_response(answer)
+    return await answer_body(http_request, PlanSearchRequest, search_plans)
 
 
 @requires_scope("coverage:read")

@@ -11,10 +11,8 @@ from service.search.models import SearchRequest
 from service.search.responses import SearchResponse
 from service.search.search import search_providers
 from service.web.contract import JSON, POST_ERRORS, Feature, Operation, Route, schema_ref
-from service.web.jsonio import json_response
-from service.web.keys import ES, INDEX_NAMES, TODAY
 from service.web.middleware import requires_scope
-from service.web.validation import read_model
+from service.web.validation import answer_body
 
 
 async def preload_vocabulary(_app: web.Application) -> None:
@@ -23,10 +21,7 @@ async def preload_vocabulary(_app: web.Application) -> None:
 
 @requires_scope("providers:read")
 async def search(http_request: web.Request) -> web.Response:
-    request = await read_model(http_request, SearchRequest)
-    app = http_request.app
-    answer = await search_providers(app[ES], app[INDEX_NAMES], request, today=app[TODAY]())
-    return json_response(answer)
+    return await answer_body(http_request, SearchRequest, search_providers)
 
 
 _MANHATTAN = {"lat": 40.7128, "lng": -74.006}

@@ -4,15 +4,22 @@ from __future__ import annotations
 
 import re
 import types
-from typing import Any, TypeVar, Union, get_args, get_origin
+from collections.abc import Awaitable
+from datetime import date
+from typing import Any, Protocol, TypeVar, Union, get_args, get_origin
 
 from aiohttp import web
+from elasticsearch import AsyncElasticsearch
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
+from core.index_contract import IndexNames
+from service.web.jsonio import json_response
+from service.web.keys import ES, INDEX_NAMES, TODAY
 from service.web.problems import FieldError, ProblemError, invalid_request
 
 Model = TypeVar("Model", bound=BaseModel)
+_Body = TypeVar("_Body", bound=BaseModel, contravariant=True)
 # A model whose field takes one of several object forms names it here, with the message for an
 # input of none of the forms: ``union_messages: ClassVar[dict[str, str]]``.
 UNION_MESSAGES_ATTRIBUTE = "union_messages"
@@ -84,3 +91,20 @@ async def read_model(request: web.Request, model: type[Model]) -> Model:
                 400, "malformed_json", "the request body is not valid JSON"
             ) from None
         raise invalid_request(field_errors(error, model)) from None
+
+
+class BodyUseCase(Protocol[_Body]):
+    """A use case that answers a validated request body on the service's day."""
+
+    def __call__(
+        self, es: AsyncElasticsearch, names: IndexNames, request: _Body, /, *, today: date
+    ) -> Awaitable[object]: ...
+
+
+async def answer_body(
+    http_request: web.Request, model: type[_Body], use_case: BodyUseCase[_Body]
+) -> web.Response:
+    """A POST route's whole job: the body read as ``model``, the use case's answer as JSON."""
+    request = await read_model(http_request, model)
+    app = http_request.app
+    return json_response(await use_case(app[ES], app[INDEX_NAMES], request, today=app[TODAY]()))
