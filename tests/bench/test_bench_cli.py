@@ -44,6 +44,7 @@ COMMANDS = [
     "interpret_bench",
     "load_compare",
     "lookup_bench",
+    "near_took",
     "node_loss",
     "outage_bench",
     "plans_bench",
