@@ -38,6 +38,7 @@ NPPES = str(SAMPLE_DIR / "npidata_pfile_sample.csv.gz")
 COMMANDS = [
     "bulk_framing_bench",
     "coverage_bench",
+    "export_bench",
     "fhir_bench",
     "index_costs",
     "indexer_bench",
