@@ -215,8 +215,7 @@ MAPPINGS: dict[IndexKind, dict[str, Any]] = {
 
 # The lookup index is its stored answers (serialised JSON inside JSON) read one by id: the
 # stronger codec halves its bytes (134k: 66 MB -> 35 MB) for one small decompression per read.
-# The search index's source is read only for the page a search returns (BENCHMARKS, issue 35).
-_CODECS: dict[IndexKind, str] = {"providers": "best_compression", "search": "best_compression"}
+_CODECS: dict[IndexKind, str] = {"providers": "best_compression"}
 
 
 # ---- each index's fields, from its documents' types, checked against its mapping ----
