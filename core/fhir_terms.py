@@ -91,22 +91,33 @@ class LocationTerms(TypedDict):
 
 
 def location_terms(locations: Sequence[Location]) -> LocationTerms:
-    """The search document's address fields: each location's terms, merged."""
+    """The search document's address fields: each location's terms, merged (each part
+    normalised once: the city, state and ZIP terms are the address terms' own)."""
     cities: list[str] = []
     states: list[str] = []
     postal: list[str] = []
     parts: list[str] = []
     for location in locations:
         address = location["address"]
-        cities += city_terms(address)
-        states += state_terms(address)
-        postal += postal_terms(address["zip"])
-        parts += address_terms(address)
+        lines = [_normalize_uncached(line) for line in (address["line1"], address["line2"]) if line]
+        city = normalize(address["city"]) if address["city"] else ""
+        state = normalize(address["state"]) if address["state"] else ""
+        zips = postal_terms(address["zip"])
+        places = [term for term in (city, state) if term]
+        if city:
+            cities.append(city)
+        if state:
+            states.append(state)
+        postal += zips
+        parts += lines
+        parts += places
+        parts += zips
+        parts.append(" ".join(term for term in (*lines, *places, *zips[:1]) if term))
     return {
         "cities": _unique(cities),
         "states": _unique(states),
         "postalCodes": _unique(postal),
-        "addressParts": _unique(parts),
+        "addressParts": _unique([part for part in parts if part]),
     }
 
 
