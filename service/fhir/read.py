@@ -17,7 +17,7 @@ from service.fhir.hits import hit_of
 from service.fhir.models import PUBLISHED_TYPES, Resource, ResourceType
 from service.fhir.plans import PlanResources
 from service.fhir.published import published_resource
-from service.fhir.resources import location, resource_of, serves
+from service.fhir.resources import location, resources_of, serves
 from service.search_kit import store as search_index
 from service.search_kit.limits import RESOURCE_SOURCE
 
@@ -43,11 +43,25 @@ async def read_resource(
         if planned is None:
             raise ResourceNotFound(kind, resource_id)
         return planned
-    found = await store.providers(es, names, [resource_id]) if is_provider_key(resource_id) else []
+    key = _provider_key_of(kind, resource_id)
+    found = await store.providers(es, names, [key]) if key else []
     hit = hit_of(found[0], today) if found else None
-    if hit is None or not serves(kind, hit.provider, hit.networks):
-        raise ResourceNotFound(kind, resource_id)
-    return resource_of(kind, hit.provider, hit.locations, hit.networks)
+    if hit is not None and serves(kind, hit.provider, hit.networks):
+        for resource in resources_of(kind, hit.provider, hit.locations, hit.networks):
+            if resource["id"] == resource_id:
+                return resource
+    raise ResourceNotFound(kind, resource_id)
+
+
+def _provider_key_of(kind: ResourceType, resource_id: str) -> str | None:
+    """The provider a resource id names: the id itself, or a role's first part (an NPI's ten
+    digits or an id's 36 characters, then ``-`` and its network: core.plan_resources.role_id)."""
+    if is_provider_key(resource_id):
+        return resource_id
+    if kind != "PractitionerRole":
+        return None
+    heads = (resource_id[:n] for n in (10, 36) if resource_id[n : n + 1] == "-")
+    return next((head for head in heads if is_provider_key(head)), None)
 
 
 async def _location(es: AsyncElasticsearch, names: IndexNames, resource_id: str) -> Resource:

@@ -15,6 +15,7 @@ from typing import Any
 from fhir.resources.R4B import get_fhir_model_class
 from yarl import URL
 
+from core.plan_net_codes import NETWORK_REFERENCE
 from service.fhir.models import RESOURCE_TYPES
 from tests.conftest import SAMPLE_DIR, ApiClient
 from tests.plan_net_rows import npi_of, resources, usable_practitioners
@@ -329,7 +330,13 @@ def check_resource(resource: Json) -> None:
         assert resource["status"] == "active" and resource["name"]
     elif kind == "PractitionerRole":
         assert resource["active"] is True
-        assert resource["practitioner"]["reference"] == f"Practitioner/{resource['id']}"
+        practitioner_id = resource["practitioner"]["reference"].removeprefix("Practitioner/")
+        networks = [e for e in resource.get("extension", []) if e["url"] == NETWORK_REFERENCE]
+        assert len(networks) <= 1, resource["id"]  # Plan-Net: one network per role
+        if networks:
+            assert resource["id"].startswith(f"{practitioner_id}-"), resource["id"]
+        else:
+            assert resource["id"] == practitioner_id
     elif kind == "OrganizationAffiliation":
         assert resource["active"] is True and resource["network"]
         assert (
