@@ -9,11 +9,13 @@ and the in-network filter asks for a period holding the day of the question
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from datetime import date
 from typing import Any, Literal, get_args
 
 from core.documents import CoverageDoc, NetworkPeriod, NetworkStatus, Period
+from core.fhir_terms import fhir_id
 
 # What a coverage answer can say: the stored statuses, or that the directory cannot tell.
 AnsweredStatus = Literal[NetworkStatus, "unknown"]
@@ -116,3 +118,15 @@ NETWORKS_MAPPING: dict[str, Any] = {
         "period": {"type": "date_range", "format": "strict_date"},
     },
 }
+
+
+def role_id(provider_key: str, network_key: str | None) -> str:
+    """A PractitionerRole's id: ``<provider key>-<plan year>`` for the role in one network (a
+    plan year, ``network_key``), the provider key alone for a provider in no network. Too long
+    for a FHIR id (64), the plan year is a short hash of it."""
+    if network_key is None:
+        return provider_key
+    whole = f"{provider_key}-{fhir_id(network_key)}"
+    if len(whole) <= 64:
+        return whole
+    return f"{provider_key}-{hashlib.sha256(network_key.encode()).hexdigest()[:16]}"

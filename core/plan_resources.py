@@ -5,7 +5,6 @@ removes (a payer or a county goes with the last plan that names it)."""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 from typing import cast
 
@@ -32,18 +31,6 @@ def payer_id(plan: Plan) -> str:
 def network_id(key: str) -> str:
     """The network Organization of a plan year (``year_key``, ``core.network.network_key``)."""
     return fhir_id(f"network-{key}")
-
-
-def role_id(provider_key: str, network_key: str | None) -> str:
-    """A PractitionerRole's id: ``<provider key>-<plan year>`` for the role in one network (a
-    plan year, ``year_key``), the provider key alone for a provider in no network. Too long
-    for a FHIR id (64), the plan year is a short hash of it."""
-    if network_key is None:
-        return provider_key
-    whole = f"{provider_key}-{fhir_id(network_key)}"
-    if len(whole) <= 64:
-        return whole
-    return f"{provider_key}-{hashlib.sha256(network_key.encode()).hexdigest()[:16]}"
 
 
 def county_location_id(fips: str) -> str:

@@ -55,7 +55,7 @@ async def read_resource(
 
 def _provider_key_of(kind: ResourceType, resource_id: str) -> str | None:
     """The provider a resource id names: the id itself, or a role's first part (an NPI's ten
-    digits or an id's 36 characters, then ``-`` and its network: core.plan_resources.role_id)."""
+    digits or an id's 36 characters, then ``-`` and its network: core.network.role_id)."""
     if is_provider_key(resource_id):
         return resource_id
     if kind != "PractitionerRole":

@@ -4,7 +4,7 @@ Ids are stable across reindexes: a Practitioner, a provider Organization and its
 OrganizationAffiliation are known by the NPI (or, for a provider a payer lists without a
 ten-digit one, by its own id: core.npi.provider_key), a Location by its location id
 (core.npi.location_id), a PractitionerRole by the provider and its network
-(core.plan_resources.role_id). An individual has a PractitionerRole per network it is in (the
+(core.network.role_id). An individual has a PractitionerRole per network it is in (the
 practitioner at every practice location the directory knows), or one for no network. A
 specialty is served only where the guide's binding allows its NUCC code
 (core.plan_net_codes.individual_specialty / any_specialty); every taxonomy stays in
@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from core.documents import Location
+from core.network import role_id
 from core.plan_net_codes import (
     NETWORK_REFERENCE,
     ORG_TYPE_SYSTEM,
@@ -24,7 +25,7 @@ from core.plan_net_codes import (
     individual_specialty,
     provider_role,
 )
-from core.plan_resources import network_id, role_id
+from core.plan_resources import network_id
 from service.fhir.elements import (
     DATA_ABSENT,
     GENDERS,

@@ -395,3 +395,16 @@ def entries(pages: list[Json], mode: str = "match") -> list[Json]:
 
 async def found_ids(api: ApiClient, kind: str, params: Pairs, count: int = 100) -> list[str]:
     return [r["id"] for r in entries(await walk(api, kind, params, count))]
+
+
+def practitioner_of(role: Json) -> str:
+    """The id of the Practitioner a PractitionerRole is the role of."""
+    return str(role["practitioner"]["reference"]).removeprefix("Practitioner/")
+
+
+async def roles_of(api: ApiClient, npi: str) -> list[Json]:
+    """An individual's roles (one per network, or one in none), each read by its id."""
+    pages = await walk(api, "PractitionerRole", [("practitioner", f"Practitioner/{npi}")])
+    found = [await fetch(api, f"/fhir/PractitionerRole/{r['id']}") for r in entries(pages)]
+    assert found and all(practitioner_of(role) == npi for role in found), npi
+    return found
