@@ -16,6 +16,7 @@ from typing import Any, Literal, get_args
 
 from core.documents import CoverageDoc, NetworkPeriod, NetworkStatus, Period
 from core.fhir_terms import fhir_id
+from core.npi import is_provider_key
 
 # What a coverage answer can say: the stored statuses, or that the directory cannot tell.
 AnsweredStatus = Literal[NetworkStatus, "unknown"]
@@ -130,3 +131,10 @@ def role_id(provider_key: str, network_key: str | None) -> str:
     if len(whole) <= 64:
         return whole
     return f"{provider_key}-{hashlib.sha256(network_key.encode()).hexdigest()[:16]}"
+
+
+def role_provider_key(role: str) -> str | None:
+    """The provider key a ``role_id`` starts with (an NPI's ten digits or an id's 36
+    characters, alone or before ``-``); None for what no role id is."""
+    heads = (role[:n] for n in (10, 36) if role[n : n + 1] in ("", "-"))
+    return next((head for head in heads if is_provider_key(head)), None)

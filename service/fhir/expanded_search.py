@@ -13,7 +13,7 @@ from elasticsearch import AsyncElasticsearch
 
 from core.documents import Json, Location
 from core.index_contract import IndexNames
-from core.network import keys_in_force
+from core.network import keys_in_force, role_id
 from service.fhir.bundle import Page
 from service.fhir.hits import Hit, hit_of
 from service.fhir.includes import brought_along
@@ -37,6 +37,11 @@ def role_networks(search: Search, networks: Sequence[str]) -> list[str]:
     return [key for key in networks if all(key in keys for keys in search.network_keys)]
 
 
+def _asked_for(search: Search, role: str) -> bool:
+    """Whether a role's id is one every ``_id`` clause names (the query finds its provider)."""
+    return all(role in c.values for c in search.clauses if c.name == "_id")
+
+
 def _expanded(search: Search, hit: Hit, sort: list[Any]) -> list[Expanded]:
     near = search.near
     if search.kind == "Location":
@@ -54,14 +59,15 @@ def _expanded(search: Search, hit: Hit, sort: list[Any]) -> list[Expanded]:
         return []
     miles = sorted_miles(sort[0]) if near is not None else None
     roles = practitioner_roles(hit.provider, hit.locations, chosen)
-    return [(role, hit.locations, miles) for role in roles]
+    return [(role, hit.locations, miles) for role in roles if _asked_for(search, role["id"])]
 
 
 def _counted(search: Search, source: Json, today: date) -> int:
     if search.kind == "Location":
         return sum(1 for place in source["locations"] if location_matches(search, place))
     chosen = role_networks(search, keys_in_force(source.get("networks", []), today))
-    return len(chosen) or (0 if search.network_keys else 1)
+    keys: list[str | None] = [*chosen] or ([] if search.network_keys else [None])
+    return sum(1 for key in keys if _asked_for(search, role_id(source["npi"], key)))
 
 
 async def expanded_page(
@@ -121,7 +127,7 @@ async def expanded_total(
     total, after = 0, None
     for _ in range(MAX_COUNTED_HITS // COUNT_PAGE):
         body = build_query(search, COUNT_PAGE, after, today) | {
-            "_source": ["locations", "networks"]
+            "_source": ["locations", "networks", "npi"]
         }
         hits = (await search_index.search(es, names, body))["hits"]["hits"]
         total += sum(_counted(search, raw["_source"], today) for raw in hits)

@@ -8,6 +8,7 @@ from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import SEARCH_FIELDS as F
 from core.index_contract import IndexNames
+from core.network import role_provider_key
 from core.npi import is_provider_key
 from core.plan_resources import county_location_id
 from service.errors import ResourceNotFound
@@ -43,7 +44,8 @@ async def read_resource(
         if planned is None:
             raise ResourceNotFound(kind, resource_id)
         return planned
-    key = _provider_key_of(kind, resource_id)
+    key = role_provider_key(resource_id) if kind == "PractitionerRole" else resource_id
+    key = key if key and is_provider_key(key) else None
     found = await store.providers(es, names, [key]) if key else []
     hit = hit_of(found[0], today) if found else None
     if hit is not None and serves(kind, hit.provider, hit.networks):
@@ -51,17 +53,6 @@ async def read_resource(
             if resource["id"] == resource_id:
                 return resource
     raise ResourceNotFound(kind, resource_id)
-
-
-def _provider_key_of(kind: ResourceType, resource_id: str) -> str | None:
-    """The provider a resource id names: the id itself, or a role's first part (an NPI's ten
-    digits or an id's 36 characters, then ``-`` and its network: core.network.role_id)."""
-    if is_provider_key(resource_id):
-        return resource_id
-    if kind != "PractitionerRole":
-        return None
-    heads = (resource_id[:n] for n in (10, 36) if resource_id[n : n + 1] == "-")
-    return next((head for head in heads if is_provider_key(head)), None)
 
 
 async def _location(es: AsyncElasticsearch, names: IndexNames, resource_id: str) -> Resource:
