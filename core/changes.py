@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any, Final, TypedDict
 
+from core.network import role_id
+
 CHANGED_AT: Final = "changedAt"
 REMOVED_AT: Final = "removedAt"
 INSTANT_FORMAT = "%Y-%m-%dT%H:%M:%SZ"  # FHIR instant, to the second, UTC
@@ -71,6 +73,9 @@ def provider_removals(search: dict[str, Any], removed_at: str) -> list[tuple[str
     npi = search["npi"]
     kinds = _PROVIDER_RESOURCES.get(search["entityType"], ())
     records = [removal(kind, npi, removed_at) for kind in kinds]
+    if "PractitionerRole" in kinds:  # a role per network it is listed in (core.network.role_id)
+        keys = dict.fromkeys(period["key"] for period in search.get("networks", []))
+        records += [removal("PractitionerRole", role_id(npi, key), removed_at) for key in keys]
     records += [removal("Location", place, removed_at) for place in search["locationIds"]]
     return records
 

@@ -9,11 +9,14 @@ and the in-network filter asks for a period holding the day of the question
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from datetime import date
 from typing import Any, Literal, get_args
 
 from core.documents import CoverageDoc, NetworkPeriod, NetworkStatus, Period
+from core.fhir_terms import fhir_id
+from core.npi import is_provider_key
 
 # What a coverage answer can say: the stored statuses, or that the directory cannot tell.
 AnsweredStatus = Literal[NetworkStatus, "unknown"]
@@ -116,3 +119,22 @@ NETWORKS_MAPPING: dict[str, Any] = {
         "period": {"type": "date_range", "format": "strict_date"},
     },
 }
+
+
+def role_id(provider_key: str, network_key: str | None) -> str:
+    """A PractitionerRole's id: ``<provider key>-<plan year>`` for the role in one network (a
+    plan year, ``network_key``), the provider key alone for a provider in no network. Too long
+    for a FHIR id (64), the plan year is a short hash of it."""
+    if network_key is None:
+        return provider_key
+    whole = f"{provider_key}-{fhir_id(network_key)}"
+    if len(whole) <= 64:
+        return whole
+    return f"{provider_key}-{hashlib.sha256(network_key.encode()).hexdigest()[:16]}"
+
+
+def role_provider_key(role: str) -> str | None:
+    """The provider key a ``role_id`` starts with (an NPI's ten digits or an id's 36
+    characters, alone or before ``-``); None for what no role id is."""
+    heads = (role[:n] for n in (10, 36) if role[n : n + 1] in ("", "-"))
+    return next((head for head in heads if is_provider_key(head)), None)

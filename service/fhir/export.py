@@ -35,7 +35,7 @@ from service.fhir.hits import hit_of
 from service.fhir.models import Resource, ResourceType
 from service.fhir.plans import PlanRecord, PlanResources
 from service.fhir.published import published_resource
-from service.fhir.resources import location, resource_of
+from service.fhir.resources import location, resources_of
 from service.fhir.store import plan_records
 
 KEEP_ALIVE = f"{JOB_LIFETIME_SECONDS}s"
@@ -126,7 +126,7 @@ def _resources(kind: ResourceType, raw: Json, today: date) -> list[Resource]:
     hit = hit_of(raw, today)
     if kind == "Location":
         return [location(hit.provider, place) for place in hit.locations]
-    return [resource_of(kind, hit.provider, hit.locations, hit.networks)]
+    return resources_of(kind, hit.provider, hit.locations, hit.networks)
 
 
 async def file_lines(

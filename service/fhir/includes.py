@@ -16,7 +16,7 @@ from service.fhir.resources import (
     organization,
     organization_affiliation,
     practitioner,
-    practitioner_role,
+    practitioner_roles,
 )
 
 PlanIndex = Mapping[str, Resource]  # "Organization/id" -> a payer or network
@@ -72,7 +72,7 @@ def _revincluded(
 ) -> list[Resource]:
     individual = provider["entityType"] == "individual"
     if name in ("PractitionerRole:practitioner", "PractitionerRole:location"):
-        return [practitioner_role(provider, everywhere, networks)] if individual else []
+        return practitioner_roles(provider, everywhere, networks) if individual else []
     if name == "Location:organization":
         return [] if individual else [location(provider, place) for place in everywhere]
     if name in (

@@ -13,6 +13,8 @@ from service.fhir.models import TERMS, TEXT_PARAMETER, Param, ParamType, Resourc
 PROVIDER_TYPE: Final = "@provider-type"
 # A provider's identifier: its NPI, in the NPI system (``system|value``, ``|value`` or a value).
 NPI_IDENTIFIER: Final = "@npi-identifier"
+# A role's id: its provider's key, then its network (core.network.role_id).
+ROLE_ID: Final = "@role-id"
 
 
 def absent(kind: ParamType, expression: str) -> Param:
@@ -23,6 +25,7 @@ def absent(kind: ParamType, expression: str) -> Param:
 
 
 _ID = Param("token", F.npi, "Resource.id")
+_ROLE_ID = Param("token", ROLE_ID, "Resource.id")
 _LAST_UPDATED = Param("date", CHANGED_AT, "Resource.meta.lastUpdated")
 _IDENTIFIER = Param("token", NPI_IDENTIFIER, "identifier")
 _NAME = Param("string", F.nameParts, "name")
@@ -65,7 +68,7 @@ PARAMETERS: Final[dict[ResourceType, dict[str, Param]]] = {
         TEXT_PARAMETER: _TEXT,
     },
     "PractitionerRole": {
-        "_id": _ID,
+        "_id": _ROLE_ID,
         "_lastUpdated": _LAST_UPDATED,
         "identifier": absent("token", "identifier"),  # a role has no identifier of its own
         "practitioner": Param("reference", F.npi, "practitioner"),

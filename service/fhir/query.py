@@ -9,13 +9,13 @@ from typing import Any
 from core.documents import Json, Location
 from core.fhir_terms import address_terms, city_terms, matches, postal_terms, state_terms
 from core.index_contract import SEARCH_FIELDS as F
-from core.network import in_network_clause
+from core.network import in_network_clause, role_provider_key
 from core.plan_net_codes import NPI_SYSTEM, NUCC_SYSTEM, ORG_TYPE_SYSTEM, PROVIDER_ROLE_SYSTEM
 from core.text import normalize
 from service.fhir.date_search import instant_query
 from service.fhir.elements import PROVIDER_ORGANIZATION
 from service.fhir.models import ENTITY_TYPES, Clause, Near, Search
-from service.fhir.parameters import NPI_IDENTIFIER, PROVIDER_TYPE, TARGETS
+from service.fhir.parameters import NPI_IDENTIFIER, PROVIDER_TYPE, ROLE_ID, TARGETS
 from service.search_kit.filters import entity_filter
 from service.search_kit.geo import distance_sort, miles_inside, radius_filter
 from service.search_kit.limits import RESOURCE_SOURCE
@@ -68,6 +68,9 @@ def _value_query(clause: Clause, index: int) -> Json:
         return {"match_all": {}} if wanted else NOTHING
     if field is None:  # answered from the plans: no provider has it
         return NOTHING
+    if field == ROLE_ID:  # the provider's hit: its roles are picked from it (role_ids)
+        key = role_provider_key(value)
+        return {"term": {F.npi: key}} if key else NOTHING
     if field == NPI_IDENTIFIER:
         npi = _token_code(field, value)
         return {"term": {F.npi: npi}} if npi else NOTHING

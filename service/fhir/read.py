@@ -8,6 +8,7 @@ from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import SEARCH_FIELDS as F
 from core.index_contract import IndexNames
+from core.network import role_provider_key
 from core.npi import is_provider_key
 from core.plan_resources import county_location_id
 from service.errors import ResourceNotFound
@@ -17,7 +18,7 @@ from service.fhir.hits import hit_of
 from service.fhir.models import PUBLISHED_TYPES, Resource, ResourceType
 from service.fhir.plans import PlanResources
 from service.fhir.published import published_resource
-from service.fhir.resources import location, resource_of, serves
+from service.fhir.resources import location, resources_of, serves
 from service.search_kit import store as search_index
 from service.search_kit.limits import RESOURCE_SOURCE
 
@@ -43,11 +44,15 @@ async def read_resource(
         if planned is None:
             raise ResourceNotFound(kind, resource_id)
         return planned
-    found = await store.providers(es, names, [resource_id]) if is_provider_key(resource_id) else []
+    key = role_provider_key(resource_id) if kind == "PractitionerRole" else resource_id
+    key = key if key and is_provider_key(key) else None
+    found = await store.providers(es, names, [key]) if key else []
     hit = hit_of(found[0], today) if found else None
-    if hit is None or not serves(kind, hit.provider, hit.networks):
-        raise ResourceNotFound(kind, resource_id)
-    return resource_of(kind, hit.provider, hit.locations, hit.networks)
+    if hit is not None and serves(kind, hit.provider, hit.networks):
+        for resource in resources_of(kind, hit.provider, hit.locations, hit.networks):
+            if resource["id"] == resource_id:
+                return resource
+    raise ResourceNotFound(kind, resource_id)
 
 
 async def _location(es: AsyncElasticsearch, names: IndexNames, resource_id: str) -> Resource:

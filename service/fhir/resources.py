@@ -1,12 +1,14 @@
 """A provider and its locations, as the directory stores them -> Plan-Net resources (pure).
 
-Ids are stable across reindexes: a Practitioner, its PractitionerRole, a provider Organization
-and its OrganizationAffiliation are known by the NPI (or, for a provider a payer lists without a
+Ids are stable across reindexes: a Practitioner, a provider Organization and its
+OrganizationAffiliation are known by the NPI (or, for a provider a payer lists without a
 ten-digit one, by its own id: core.npi.provider_key), a Location by its location id
-(core.npi.location_id). An individual has one PractitionerRole: the practitioner at every
-practice location the directory knows. A specialty is served only where the guide's binding
-allows its NUCC code (core.plan_net_codes.individual_specialty / any_specialty); every taxonomy
-stays in Practitioner.qualification (an extensible binding) and PractitionerRole.code.
+(core.npi.location_id), a PractitionerRole by the provider and its network
+(core.network.role_id). An individual has a PractitionerRole per network it is in (the
+practitioner at every practice location the directory knows), or one for no network. A
+specialty is served only where the guide's binding allows its NUCC code
+(core.plan_net_codes.individual_specialty / any_specialty); every taxonomy stays in
+Practitioner.qualification (an extensible binding) and PractitionerRole.code.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from core.documents import Location
+from core.network import role_id
 from core.plan_net_codes import (
     NETWORK_REFERENCE,
     ORG_TYPE_SYSTEM,
@@ -71,21 +74,34 @@ def practitioner(provider: ListedProvider) -> Resource:
     )
 
 
-def practitioner_role(
+def practitioner_roles(
     provider: ListedProvider, locations: Sequence[Location], networks: Sequence[str] = ()
-) -> Resource:
-    """``networks``: the plan years of the provider's in-network rows in force."""
+) -> list[Resource]:
+    """The provider's roles: one per network (``networks``: the plan years of its in-network
+    rows in force), each with that one ``network-reference`` (Plan-Net allows one); one with
+    none for a provider in no network."""
+    keys: Sequence[str | None] = networks or [None]
+    return [_role(provider, locations, key) for key in keys]
+
+
+def _role(provider: ListedProvider, locations: Sequence[Location], network: str | None) -> Resource:
     npi = key_of(provider)
-    member_of = [
-        {"url": NETWORK_REFERENCE, "valueReference": reference("Organization", network_id(key))}
-        for key in networks
-    ]
+    member_of = (
+        [
+            {
+                "url": NETWORK_REFERENCE,
+                "valueReference": reference("Organization", network_id(network)),
+            }
+        ]
+        if network is not None
+        else []
+    )
     roles = dict.fromkeys(provider_role(s["code"]) for s in provider["specialties"])
     accepting = dict.fromkeys(p["newPatients"] for p in locations if p["newPatients"])
     return compact(
         {
             "resourceType": "PractitionerRole",
-            "id": npi,
+            "id": role_id(npi, network),
             "meta": provider_meta("PractitionerRole", provider),
             "extension": [
                 *(e for value in accepting for e in new_patients(value)),
@@ -178,21 +194,21 @@ def location(provider: ListedProvider, place: Location) -> Resource:
     )
 
 
-def resource_of(
+def resources_of(
     kind: ResourceType,
     provider: ListedProvider,
     locations: Sequence[Location],
     networks: Sequence[str] = (),
-) -> Resource:
-    """The Practitioner, PractitionerRole, Organization or OrganizationAffiliation of one
+) -> list[Resource]:
+    """The Practitioner, PractitionerRoles, Organization or OrganizationAffiliation of one
     provider; ``networks``: the plan years of its in-network rows in force."""
     if kind == "Practitioner":
-        return practitioner(provider)
+        return [practitioner(provider)]
     if kind == "PractitionerRole":
-        return practitioner_role(provider, locations, networks)
+        return practitioner_roles(provider, locations, networks)
     if kind == "OrganizationAffiliation":
-        return organization_affiliation(provider, locations, networks)
-    return organization(provider, locations)
+        return [organization_affiliation(provider, locations, networks)]
+    return [organization(provider, locations)]
 
 
 def serves(kind: ResourceType, provider: ListedProvider, networks: Sequence[str]) -> bool:

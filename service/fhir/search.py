@@ -2,10 +2,11 @@
 networks, query, build the resources of the hits and what they bring along, and say where the
 next page starts.
 
-Practitioner, PractitionerRole and provider Organizations are one resource per provider: a page
-is a page of hits. A Location search matches the locations of a hit one by one (its pages are
-in ``service.fhir.location_search``). InsurancePlans, payers and networks are built from the
-few plans and searched in memory; an Organization search gives providers first, then them.
+Practitioner and provider Organizations are one resource per provider: a page is a page of
+hits. A Location search matches the locations of a hit one by one, a PractitionerRole search
+gives a role per network of a hit (their pages are in ``service.fhir.expanded_search``).
+InsurancePlans, payers and networks are built from the few plans and searched in memory; an
+Organization search gives providers first, then them.
 ``_text`` asks the /v2 search (service.search), which reads free text as people write it.
 """
 
@@ -22,9 +23,9 @@ from core.plan_resources import network_id
 from service.errors import InvalidInput
 from service.fhir import store
 from service.fhir.bundle import Page
+from service.fhir.expanded_search import expanded_page, role_networks
 from service.fhir.hits import Hit, hit_of
 from service.fhir.includes import brought_along, plan_references
-from service.fhir.location_search import location_page
 from service.fhir.memory import found_in_memory, network_keys
 from service.fhir.models import (
     ENTITY_TYPES,
@@ -38,7 +39,7 @@ from service.fhir.paging import decode_cursor, encode_cursor
 from service.fhir.plans import PlanResources
 from service.fhir.published_search import published_naming, published_page
 from service.fhir.query import NETWORK_PARAMETER, build_query, members_query, miles_inside_near
-from service.fhir.resources import resource_of
+from service.fhir.resources import practitioner_roles, resources_of
 from service.search.models import SearchRequest
 from service.search.places import LatLng
 from service.search.search import question_hits
@@ -66,8 +67,8 @@ async def search_resources(
         search = replace(search, network_keys=network_keys(search, plans))
     if search.text is not None:
         return await _text_search(es, names, search, today, plans)
-    if search.kind == "Location":
-        return await location_page(es, names, search, today)
+    if search.kind in ("Location", "PractitionerRole"):
+        return await expanded_page(es, names, search, today, plans.index if plans else None)
     if search.kind in PUBLISHED_TYPES:
         return await published_page(es, names, search, today)
     if search.kind == "InsurancePlan":
@@ -123,13 +124,16 @@ async def _network_members(
     found = []
     for raw in response["hits"]["hits"]:
         hit = hit_of(raw, today)
-        found.append(resource_of("PractitionerRole", hit.provider, hit.locations, hit.networks))
+        in_page = [key for key in hit.networks if key in keys]
+        found += practitioner_roles(hit.provider, hit.locations, in_page)
     return found
 
 
 def _add_match(page: Page, search: Search, hit: Hit, plans: PlanResources | None) -> None:
     provider, locations, networks = hit.provider, hit.locations, hit.networks
-    page.matches.append(resource_of(search.kind, provider, locations, networks))
+    if search.kind == "PractitionerRole":
+        networks = role_networks(search, networks)
+    page.matches += resources_of(search.kind, provider, locations, networks)
     index = plans.index if plans else None
     page.included += brought_along(search, provider, locations, locations, networks, index)
 
@@ -199,10 +203,12 @@ async def _text_search(
     page = Page(total=total)
     for raw in response["hits"]["hits"][: search.count]:
         hit = hit_of(raw, today)
+        given = len(page.matches)
         _add_match(page, search, hit, plans)
         nearest = _nearest_miles(near, hit)
         if nearest is not None:
-            page.miles[(search.kind, page.matches[-1]["id"])] = nearest
+            for resource in page.matches[given:]:
+                page.miles[(search.kind, resource["id"])] = nearest
     following = offset + search.count
     if search.count and following < min(total, MAX_WINDOW):
         page.next_cursor = encode_cursor(None, following)

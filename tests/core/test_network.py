@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
 from core.documents import CoverageDoc
-from core.network import in_force, network_key, network_periods
+from core.network import in_force, network_key, network_periods, role_id, role_provider_key
 
 
 def _row(
@@ -52,3 +53,17 @@ def test_periods_hold_in_network_rows_once_in_a_fixed_order() -> None:
         {"key": network_key(2026, "H2222_001_000"), "period": {"gte": "2026-03-01"}},
     ]
     assert network_periods(reversed(rows)) == network_periods(rows)
+
+
+def test_a_role_id_names_its_provider_and_network_within_64_characters() -> None:
+    npi, uuid = "1234567893", "0f8fad5b-d9cb-469f-a165-70867728950e"
+    assert role_id(npi, None) == npi
+    assert role_id(npi, "2026:H1234-001-000") == "1234567893-2026-H1234-001-000"
+    long_key = "2026:payer-" + "x" * 60
+    hashed = role_id(uuid, long_key)
+    assert len(hashed) <= 64 and re.fullmatch(r"[A-Za-z0-9\-.]+", hashed)
+    assert hashed != role_id(uuid, long_key + "y")
+    for key in (None, "2026:H1234-001-000", long_key):
+        assert role_provider_key(role_id(npi, key)) == npi
+        assert role_provider_key(role_id(uuid, key)) == uuid
+    assert role_provider_key("not-a-role") is None

@@ -15,6 +15,7 @@ from typing import Any
 from fhir.resources.R4B import get_fhir_model_class
 from yarl import URL
 
+from core.plan_net_codes import NETWORK_REFERENCE
 from service.fhir.models import RESOURCE_TYPES
 from tests.conftest import SAMPLE_DIR, ApiClient
 from tests.plan_net_rows import npi_of, resources, usable_practitioners
@@ -329,7 +330,13 @@ def check_resource(resource: Json) -> None:
         assert resource["status"] == "active" and resource["name"]
     elif kind == "PractitionerRole":
         assert resource["active"] is True
-        assert resource["practitioner"]["reference"] == f"Practitioner/{resource['id']}"
+        practitioner_id = resource["practitioner"]["reference"].removeprefix("Practitioner/")
+        networks = [e for e in resource.get("extension", []) if e["url"] == NETWORK_REFERENCE]
+        assert len(networks) <= 1, resource["id"]  # Plan-Net: one network per role
+        if networks:
+            assert resource["id"].startswith(f"{practitioner_id}-"), resource["id"]
+        else:
+            assert resource["id"] == practitioner_id
     elif kind == "OrganizationAffiliation":
         assert resource["active"] is True and resource["network"]
         assert (
@@ -388,3 +395,16 @@ def entries(pages: list[Json], mode: str = "match") -> list[Json]:
 
 async def found_ids(api: ApiClient, kind: str, params: Pairs, count: int = 100) -> list[str]:
     return [r["id"] for r in entries(await walk(api, kind, params, count))]
+
+
+def practitioner_of(role: Json) -> str:
+    """The id of the Practitioner a PractitionerRole is the role of."""
+    return str(role["practitioner"]["reference"]).removeprefix("Practitioner/")
+
+
+async def roles_of(api: ApiClient, npi: str) -> list[Json]:
+    """An individual's roles (one per network, or one in none), each read by its id."""
+    pages = await walk(api, "PractitionerRole", [("practitioner", f"Practitioner/{npi}")])
+    found = [await fetch(api, f"/fhir/PractitionerRole/{r['id']}") for r in entries(pages)]
+    assert found and all(practitioner_of(role) == npi for role in found), npi
+    return found

@@ -94,8 +94,8 @@ async def test_include_brings_the_practitioners_and_locations(client: AsyncFHIRC
     by_type: dict[str, set[str]] = {}
     for resource in found:
         by_type.setdefault(resource["resourceType"], set()).add(resource["id"])
-    assert by_type["PractitionerRole"] == by_type["Practitioner"] == expected
     roles = [r for r in found if r["resourceType"] == "PractitionerRole"]
+    assert {F.practitioner_of(r) for r in roles} == by_type["Practitioner"] == expected
     wanted = {loc["reference"].removeprefix("Location/") for r in roles for loc in r["location"]}
     assert by_type["Location"] == wanted
 

@@ -45,6 +45,11 @@ async def _lines(api: ApiClient, entries: list[dict[str, str]]) -> list[dict[str
     return found
 
 
+def _roles_in(ids: set[str], npi: str) -> set[str]:
+    """An individual's roles in a network (``PractitionerRole/<npi>-<network>``) among ``ids``."""
+    return {i for i in ids if i.startswith(f"PractitionerRole/{npi}-")}
+
+
 async def _exported(api: ApiClient, manifest: dict[str, Any]) -> set[str]:
     return {f"{r['resourceType']}/{r['id']}" for r in await _lines(api, manifest["output"])}
 
@@ -86,10 +91,13 @@ async def test_since_the_last_export_gives_exactly_what_an_nppes_update_changed_
     touched: set[str] = set()
     for npi in {*npis.new, *npis.reactivated, *npis.changed}:
         touched |= {f"{kind}/{npi}" for kind in OWN[after[npi]["entityType"]]}
+        touched |= _roles_in(everything, npi)
         touched |= {f"Location/{place}" for place in after[npi]["locationIds"]}
+    exported_before = await _exported(api, previous)
     removed: set[str] = set()
     for npi in npis.deactivated:
         removed |= {f"{kind}/{npi}" for kind in OWN[before[npi]["entityType"]]}
+        removed |= _roles_in(exported_before, npi)
         removed |= {f"Location/{place}" for place in before[npi]["locationIds"]}
     for npi in npis.changed:
         removed |= {

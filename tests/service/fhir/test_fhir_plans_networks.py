@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 from collections import Counter
 
+from core.documents import Json
 from tests.conftest import SAMPLE_DIR, SAMPLE_TODAY, ApiClient
 from tests.plan_net_rows import resources
 from tests.service.fhir import fhir_rows as F
@@ -102,8 +103,10 @@ async def test_network_members_are_the_in_network_rowsin_force(api: ApiClient) -
     members = _members("1")
     network, npis = max(members.items(), key=lambda item: (len(item[1]), item[0]))
     assert len(npis) >= 2
-    found = await F.found_ids(api, "PractitionerRole", [("network", f"Organization/{network}")])
-    assert sorted(found) == sorted(npis)
+    pages = await F.walk(api, "PractitionerRole", [("network", f"Organization/{network}")])
+    found = F.entries(pages)
+    assert sorted(F.practitioner_of(r) for r in found) == sorted(npis)
+    assert all(_networks_of(role) == {f"Organization/{network}"} for role in found)
     pages = await F.walk(
         api,
         "PractitionerRole",
@@ -111,14 +114,17 @@ async def test_network_members_are_the_in_network_rowsin_force(api: ApiClient) -
         count=7,
     )
     assert network in {r["id"] for r in F.entries(pages, "include")}
-    role = await F.fetch(api, f"/fhir/PractitionerRole/{sorted(npis)[0]}")
-    said = {
+    said = set().union(*(_networks_of(r) for r in await F.roles_of(api, sorted(npis)[0])))
+    expected = {f"Organization/{n}" for n, held in members.items() if sorted(npis)[0] in held}
+    assert expected <= said
+
+
+def _networks_of(role: Json) -> set[str]:
+    return {
         e["valueReference"]["reference"]
         for e in role.get("extension", [])
         if e["url"].endswith("/network-reference")
     }
-    expected = {f"Organization/{n}" for n, held in members.items() if sorted(npis)[0] in held}
-    assert expected <= said
 
 
 async def test_a_row_out_of_force_leaves_the_network(api: ApiClient) -> None:
@@ -171,10 +177,10 @@ async def test_network_name_chains_to_the_plans_name(api: ApiClient) -> None:
         "network-" + _plan_id(r["bid_id"]) for r in _plan_rows() if r["plan_name"] == plan["name"]
     }
     expected = set().union(*(members.get(n, set()) for n in same_name))
-    found = await F.found_ids(
+    pages = await F.walk(
         api, "PractitionerRole", [("network.name:exact", f"{plan['name']} network")]
     )
-    assert sorted(found) == sorted(expected)
+    assert sorted({F.practitioner_of(r) for r in F.entries(pages)}) == sorted(expected)
 
 
 async def test_networks_and_payers_bring_their_members_and_plans(api: ApiClient) -> None:
@@ -183,10 +189,9 @@ async def test_networks_and_payers_bring_their_members_and_plans(api: ApiClient)
     pages = await F.walk(
         api, "Organization", [("_id", network), ("_revinclude", "PractitionerRole:network")]
     )
-    roles = {
-        r["id"] for r in F.entries(pages, "include") if r["resourceType"] == "PractitionerRole"
-    }
-    assert roles == npis
+    roles = [r for r in F.entries(pages, "include") if r["resourceType"] == "PractitionerRole"]
+    assert {F.practitioner_of(r) for r in roles} == npis
+    assert all(_networks_of(role) == {f"Organization/{network}"} for role in roles)
     contract = _plan_rows()[0]["contract_id"]
     pages = await F.walk(
         api,
