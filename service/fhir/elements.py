@@ -92,13 +92,13 @@ def display_name(provider: Provider) -> str:
     return provider_name(provider) or key_of(provider)
 
 
-def compact(resource: Resource) -> Resource:
+def without_empty(resource: Resource) -> Resource:
     """Empty lists and absent values left out: FHIR has no empty elements."""
     return {k: v for k, v in resource.items() if v not in (None, [], {}, "")}
 
 
 def taxonomy(code: str, display: str | None) -> Resource:
-    coding = compact({"system": NUCC_SYSTEM, "code": code, "display": display})
+    coding = without_empty({"system": NUCC_SYSTEM, "code": code, "display": display})
     return {"coding": [coding]}
 
 
@@ -125,7 +125,7 @@ def telecom(location: Location) -> list[Resource]:
 def address(location: Location) -> Resource:
     address = location["address"]
     lines = [line for line in (address["line1"], address["line2"]) if line]
-    return compact(
+    return without_empty(
         {
             "use": "work",
             "type": "physical",
@@ -153,7 +153,7 @@ def new_patients(value: NewPatients | None) -> list[Resource]:
 
 
 def opening_hours(hours: OpeningHours) -> Resource:
-    return compact(
+    return without_empty(
         {
             "daysOfWeek": hours["daysOfWeek"],
             "allDay": hours["allDay"] or None,
@@ -164,7 +164,7 @@ def opening_hours(hours: OpeningHours) -> Resource:
 
 
 def human_name(provider: Provider) -> Resource:
-    name = compact(
+    name = without_empty(
         {
             "use": "official",
             "text": display_name(provider),

@@ -32,7 +32,6 @@ from service.fhir.elements import (
     PROVIDER_ORGANIZATION,
     ListedProvider,
     address,
-    compact,
     display_name,
     human_name,
     key_of,
@@ -44,13 +43,14 @@ from service.fhir.elements import (
     reference,
     taxonomy,
     telecom,
+    without_empty,
 )
 from service.fhir.models import Resource, ResourceType
 
 
 def practitioner(provider: ListedProvider) -> Resource:
     qualifications = [
-        compact(
+        without_empty(
             {
                 "identifier": ([{"value": s["licenseNumber"]}] if s["licenseNumber"] else []),
                 "code": taxonomy(s["code"], s["displayName"]),
@@ -59,7 +59,7 @@ def practitioner(provider: ListedProvider) -> Resource:
         for s in provider["specialties"]
     ]
     qualifications += [{"code": {"text": credential}} for credential in provider["credentials"]]
-    return compact(
+    return without_empty(
         {
             "resourceType": "Practitioner",
             "id": key_of(provider),
@@ -98,7 +98,7 @@ def _role(provider: ListedProvider, locations: Sequence[Location], network: str 
     )
     roles = dict.fromkeys(provider_role(s["code"]) for s in provider["specialties"])
     accepting = dict.fromkeys(p["newPatients"] for p in locations if p["newPatients"])
-    return compact(
+    return without_empty(
         {
             "resourceType": "PractitionerRole",
             "id": role_id(npi, network),
@@ -129,7 +129,7 @@ def organization_affiliation(
 ) -> Resource:
     """An organisation in the networks of its in-network rows in force, where it practises."""
     npi = key_of(provider)
-    return compact(
+    return without_empty(
         {
             "resourceType": "OrganizationAffiliation",
             "id": npi,
@@ -150,7 +150,7 @@ def organization_affiliation(
 
 def organization(provider: ListedProvider, locations: Sequence[Location]) -> Resource:
     code, shown = PROVIDER_ORGANIZATION
-    return compact(
+    return without_empty(
         {
             "resourceType": "Organization",
             "id": key_of(provider),
@@ -173,7 +173,7 @@ def location(provider: ListedProvider, place: Location) -> Resource:
     if point["lat"] is not None and point["lng"] is not None:
         position = {"latitude": point["lat"], "longitude": point["lng"]}
     managed = provider["entityType"] == "organization"
-    return compact(
+    return without_empty(
         {
             "resourceType": "Location",
             "id": place["id"],
