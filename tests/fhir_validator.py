@@ -60,23 +60,42 @@ def _not_an_error(message: dict[str, str]) -> bool:
     )
 
 
-def validate(resources: Iterable[dict[str, Any]]) -> list[Verdict]:
-    classpath = os.pathsep.join(
-        [str(VALIDATOR / "target" / "classes"), str(VALIDATOR / "target" / "lib" / "*")]
-    )
-    given = "".join(json.dumps(resource) + "\n" for resource in resources)
-    done = subprocess.run(
-        ["java", *JVM_OPTIONS, "-cp", classpath, MAIN_CLASS, *PACKAGES],
-        input=given,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    verdicts = []
-    for line in done.stdout.splitlines():
-        summary = json.loads(line)
-        errors = tuple(
-            f"{e['location']}: {e['message']}" for e in summary["errors"] if not _not_an_error(e)
+class Validation:
+    """One JVM validating resources as they are fed (the caller may still be fetching the rest):
+    ``feed`` each, then ``verdicts`` once, in the order fed."""
+
+    def __init__(self) -> None:
+        classpath = os.pathsep.join(
+            [str(VALIDATOR / "target" / "classes"), str(VALIDATOR / "target" / "lib" / "*")]
         )
-        verdicts.append(Verdict(summary["resource"], summary["profile"], errors))
-    return verdicts
+        self._process = subprocess.Popen(
+            ["java", *JVM_OPTIONS, "-cp", classpath, MAIN_CLASS, *PACKAGES],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+
+    def feed(self, resource: dict[str, Any]) -> None:
+        assert self._process.stdin is not None
+        self._process.stdin.write(json.dumps(resource) + "\n")
+
+    def verdicts(self) -> list[Verdict]:
+        """Every fed resource's verdict (the JVM prints them once its input has ended)."""
+        out, err = self._process.communicate()
+        assert self._process.returncode == 0, err[-4000:]
+        return [_verdict(json.loads(line)) for line in out.splitlines()]
+
+
+def _verdict(summary: dict[str, Any]) -> Verdict:
+    errors = tuple(
+        f"{e['location']}: {e['message']}" for e in summary["errors"] if not _not_an_error(e)
+    )
+    return Verdict(summary["resource"], summary["profile"], errors)
+
+
+def validate(resources: Iterable[dict[str, Any]]) -> list[Verdict]:
+    run = Validation()
+    for resource in resources:
+        run.feed(resource)
+    return run.verdicts()

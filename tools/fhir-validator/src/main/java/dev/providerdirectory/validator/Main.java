@@ -15,9 +15,9 @@ import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -61,21 +61,23 @@ public final class Main {
 
     BufferedReader in =
         new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-    List<String> lines = in.lines().filter(line -> !line.isBlank()).toList();
-    // The first resource of each profile loads, snapshots and caches that profile's structure
-    // definitions and value sets: done once before the pool starts, so the threads do not all
-    // build the same snapshot at once.
-    Map<String, String> firstOfEachProfile = new LinkedHashMap<>();
-    for (String line : lines) {
-      firstOfEachProfile.putIfAbsent(String.valueOf(declaredProfile(parse(line))), line);
-    }
-    firstOfEachProfile.values().forEach(line -> summarise(validator, line));
-
     int threads = Integer.getInteger("threads", Runtime.getRuntime().availableProcessors());
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     List<Future<String>> summaries = new ArrayList<>();
-    for (String line : lines) {
-      summaries.add(pool.submit(() -> summarise(validator, line)));
+    // Validated as they come (the caller may still be producing the rest). The first resource
+    // of each profile loads, snapshots and caches that profile's structure definitions and
+    // value sets: done once, here, before the pool gets any resource of it, so the threads do
+    // not all build the same snapshot at once.
+    Set<String> warmed = new HashSet<>();
+    for (String line = in.readLine(); line != null; line = in.readLine()) {
+      if (line.isBlank()) {
+        continue;
+      }
+      if (warmed.add(String.valueOf(declaredProfile(parse(line))))) {
+        summarise(validator, line);
+      }
+      String resource = line;
+      summaries.add(pool.submit(() -> summarise(validator, resource)));
     }
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
     for (Future<String> summary : summaries) {
