@@ -23,11 +23,12 @@ from pathlib import Path
 
 import orjson
 
+from core.fhir_json import without_empty
 from core.geo import ZipPlace, lookup_zip, zip5
 from core.plan_net_codes import NPI_SYSTEM
 from indexer.assembly.locations import format_zip, match_key
 from indexer.generate import plan_net_resources as fhir
-from indexer.generate.plan_net_resources import Draws, Payer, Resource, base, compact, ref
+from indexer.generate.plan_net_resources import Draws, Payer, Resource, base, ref
 from indexer.sources.nppes import NppesRecord, read_nppes
 from indexer.sources.nucc import read_nucc
 from indexer.sources.plans import PLAN_YEAR, read_plans
@@ -147,7 +148,7 @@ def _location(
     if org:
         location["managingOrganization"] = ref("Organization", f"organization-{record.npi}")
     location["hoursOfOperation"] = fhir.hours(draws, "openingTime", "closingTime")
-    return compact(location)
+    return without_empty(location)
 
 
 def _address(record: NppesRecord) -> Resource:
@@ -159,7 +160,7 @@ def _address(record: NppesRecord) -> Resource:
         "postalCode": format_zip(record.postal_code) if us else record.postal_code,
         "country": "USA" if us else record.country,
     }
-    return compact({"use": "work", **fields})
+    return without_empty({"use": "work", **fields})
 
 
 def _organization_name(record: NppesRecord) -> str:
@@ -186,7 +187,7 @@ def _organization_resources(
             "payloadType": [fhir.plan_net_concept("EndpointPayloadTypeCS", "NA", "Not Applicable")],
             "address": f"mailto:{npi}@direct.{fhir.slug(name) or npi}.example",
         }
-        made.append(compact(endpoint))
+        made.append(without_empty(endpoint))
     kind = ("prvgrp", "Provider Group") if category in _PROVIDER_GROUPS else ("fac", "Facility")
     organization = base("Organization", f"organization-{npi}", updated) | {
         "identifier": [{"use": "official", "system": NPI_SYSTEM, "value": npi}],
@@ -216,7 +217,7 @@ def _organization_resources(
         "telecom": phones,
         "availableTime": fhir.hours(draws, "availableStartTime", "availableEndTime"),
     }
-    made += [compact(organization), compact(service)]
+    made += [without_empty(organization), without_empty(service)]
     member_of = fhir.networks(draws, payer.networks)
     if member_of:
         affiliation = base("OrganizationAffiliation", f"affiliation-{npi}", updated) | {
@@ -230,7 +231,7 @@ def _organization_resources(
             "healthcareService": [ref("HealthcareService", f"service-{npi}", name)],
             "telecom": phones,
         }
-        made.append(compact(affiliation))
+        made.append(without_empty(affiliation))
     return made
 
 

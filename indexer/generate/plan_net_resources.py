@@ -9,8 +9,10 @@ import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from hashlib import blake2b
-from typing import Any, TypeVar
+from typing import TypeVar
 
+from core.documents import Json
+from core.fhir_json import without_empty
 from core.plan_net_codes import (
     BID_ID_SYSTEM,
     NETWORK_REFERENCE,
@@ -22,7 +24,7 @@ from core.plan_net_codes import (
 )
 from indexer.sources.nppes import NppesRecord
 
-Resource = dict[str, Any]
+Resource = Json  # a FHIR resource (or element) as JSON
 _T = TypeVar("_T")
 
 PLAN_NET = PLAN_NET_IG
@@ -101,11 +103,6 @@ def base(kind: str, id_: str, updated: str, profile: str | None = None) -> Resou
     """resourceType, id and meta (with the Plan-Net profile) of a resource."""
     url = f"{PLAN_NET}/StructureDefinition/plannet-{profile or kind}"
     return {"resourceType": kind, "id": id_, "meta": {"lastUpdated": updated, "profile": [url]}}
-
-
-def compact(resource: Resource) -> Resource:
-    """Without empty strings, arrays and objects, which FHIR JSON does not allow."""
-    return {key: value for key, value in resource.items() if value or value is False}
 
 
 def coding(system: str, code: str, display: str) -> Resource:
@@ -197,17 +194,17 @@ def practitioner(record: NppesRecord, draws: Draws, payer: Payer, updated: str) 
     ]
     licensed = [(t.license_number, nucc(t.code, payer.names)) for t in record.taxonomies]
     qualifications = [
-        compact({"identifier": [{"value": n}] if n else [], "code": c}) for n, c in licensed
+        without_empty({"identifier": [{"value": n}] if n else [], "code": c}) for n, c in licensed
     ]
     resource = base("Practitioner", f"practitioner-{record.npi}", updated) | {
         "identifier": [{"use": "official", "system": NPI_SYSTEM, "value": record.npi}],
         "active": True,
-        "name": [compact(name)],
+        "name": [without_empty(name)],
         "gender": _GENDERS.get(record.sex, "unknown"),
         "qualification": qualifications,
         "communication": [coding("urn:ietf:bcp:47", code, display) for code, display in spoken],
     }
-    return compact(resource)
+    return without_empty(resource)
 
 
 def practitioner_role(
@@ -228,7 +225,7 @@ def practitioner_role(
         "telecom": telecom(record),
         "availableTime": hours(draws, "availableStartTime", "availableEndTime"),
     }
-    return compact(resource)
+    return without_empty(resource)
 
 
 def payer_resources(

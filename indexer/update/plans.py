@@ -31,6 +31,7 @@ from indexer.update.removals import record_removals
 from indexer.update.report import UpdateReport
 from indexer.write.bulk import Action, Origin, bulk_index, delete_action, index_action
 from indexer.write.rejects import Rejects
+from indexer.write.screen import Screen
 
 
 async def _indexed_plans(es: Any, index: str, years: set[int]) -> dict[str, dict[str, Any]]:
@@ -68,10 +69,11 @@ async def _has_rows(es: Any, live: LiveVersion, plan: OfferedPlanDoc) -> bool:
 
 
 def _rejecting(report: UpdateReport, rejects: Rejects) -> Any:
+    """The plan files' readers' reject callback: a row read and rejected (indexer.write.screen)."""
+
     def reject(source: str, row: int | None, npi: str, reason: str) -> None:
         report.rows_read += 1
-        report.rejected[reason] += 1
-        rejects.add(source, row, npi, reason)
+        Screen(report, rejects, source).reject(row, npi, reason)
 
     return reject
 

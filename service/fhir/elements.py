@@ -10,6 +10,7 @@ import langcodes
 
 from core.changes import CHANGED_AT
 from core.documents import Json, Location, NewPatients, OpeningHours, Provider
+from core.fhir_json import without_empty
 from core.npi import NpiIssue, provider_key
 from core.plan_net_codes import (
     ACCEPTING_SYSTEM,
@@ -90,11 +91,6 @@ def npi_identifier(provider: Provider) -> list[Resource]:
 
 def display_name(provider: Provider) -> str:
     return provider_name(provider) or key_of(provider)
-
-
-def without_empty(resource: Resource) -> Resource:
-    """Empty lists and absent values left out: FHIR has no empty elements."""
-    return {k: v for k, v in resource.items() if v not in (None, [], {}, "")}
 
 
 def taxonomy(code: str, display: str | None) -> Resource:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from core.documents import Location
+from core.fhir_json import without_empty
 from core.network import role_id
 from core.plan_net_codes import (
     NETWORK_REFERENCE,
@@ -43,7 +44,6 @@ from service.fhir.elements import (
     reference,
     taxonomy,
     telecom,
-    without_empty,
 )
 from service.fhir.models import Resource, ResourceType
 
