@@ -1,12 +1,12 @@
 """Elasticsearch's own time (``took``) for one question asked as the FHIR API and as /v2 ask it:
 a specialty near a point, nearest first, 20 results (``PractitionerRole?specialty=CODE&near=
-lat|lng|10|mi`` and ``{location, radius: 10, taxonomyCode, entityType: individual, sort:
-distance}``). The bodies are built by the query code of the tree on PYTHONPATH and sent straight
+lat|lng|R|mi`` and ``{location, radius: R, taxonomyCode, entityType: individual, sort:
+distance}``, R 10 miles unless ``--radius``). The bodies are built by the query code of the tree on PYTHONPATH and sent straight
 to Elasticsearch, the two alternating, each question once per round; what the service adds
 around them is fhir_bench's business.
 
 Usage (an index loaded under --prefix by the same tree):
-    python -m bench.near_took --prefix PREFIX [--questions 200] [--rounds 3]
+    python -m bench.near_took --prefix PREFIX [--questions 200] [--rounds 3] [--radius 10]
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from service.search.models import SearchRequest
 from service.search.query import build_search
 from service.search.question import read_question
 
-RADIUS_MI = 10
 PAGE = 20
 TODAY = date(2026, 7, 1)
 
@@ -43,13 +42,15 @@ def _read_search() -> Any:
     raise RuntimeError("no FHIR query-string reader in this tree")
 
 
-def bodies(lat: float, lng: float, code: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    near = [("near", f"{lat}|{lng}|{RADIUS_MI}|mi"), ("specialty", code)]
+def bodies(
+    lat: float, lng: float, code: str, miles: float
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    near = [("near", f"{lat}|{lng}|{miles}|mi"), ("specialty", code)]
     fhir = build_query(_read_search()("PractitionerRole", near), PAGE + 1, None, TODAY)
     request = SearchRequest.model_validate(
         {
             "location": {"lat": lat, "lng": lng},
-            "radius": RADIUS_MI,
+            "radius": miles,
             "taxonomyCode": code,
             "entityType": "individual",
             "sort": "distance",
@@ -73,7 +74,7 @@ async def main_async(args: argparse.Namespace) -> None:
     async with aiohttp.ClientSession() as http:
         for _ in range(args.rounds):
             for lat, lng, code, _words in questions:
-                fhir, v2 = bodies(lat, lng, code)
+                fhir, v2 = bodies(lat, lng, code, args.radius)
                 for arm, body in (("fhir", fhir), ("v2", v2)):
                     async with http.post(url, json=body) as response:
                         took[arm].append(int((await response.json())["took"]))
@@ -88,6 +89,7 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--es-url", default=os.environ.get("ELASTICSEARCH_URL"))
     parser.add_argument("--questions", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--radius", type=float, default=10.0, help="miles")
     parser.add_argument("--seed", type=int, default=5)
     args = parser.parse_args(argv)
     if not args.es_url:
