@@ -1,9 +1,9 @@
 """Elasticsearch's own time (``took``) for one question asked as the FHIR API and as /v2 ask it:
 a specialty near a point, nearest first, 20 results (``PractitionerRole?specialty=CODE&near=
 lat|lng|R|mi`` and ``{location, radius: R, taxonomyCode, entityType: individual, sort:
-distance}``, R 10 miles unless ``--radius``). The bodies are built by the query code of the tree on PYTHONPATH and sent straight
-to Elasticsearch, the two alternating, each question once per round; what the service adds
-around them is fhir_bench's business.
+distance}``, R 10 miles unless ``--radius``). The bodies are built by the query code of the
+tree on PYTHONPATH and sent straight to Elasticsearch, the two alternating, each question once
+per round; what the service adds around them is fhir_bench's business.
 
 Usage (an index loaded under --prefix by the same tree):
     python -m bench.near_took --prefix PREFIX [--questions 200] [--rounds 3] [--radius 10]
