@@ -64,7 +64,8 @@ def _summary(name: str, took: list[int]) -> str:
     ordered = sorted(took)
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
     mean = statistics.fmean(ordered)  # took is whole milliseconds: the mean resolves less
-    return f"{name}: mean {mean:.2f} ms, p50 {statistics.median(ordered):.1f}, p99 {p99}, n {len(ordered)}"
+    p50 = statistics.median(ordered)
+    return f"{name}: mean {mean:.2f} ms, p50 {p50:.1f}, p99 {p99}, n {len(ordered)}"
 
 
 async def main_async(args: argparse.Namespace) -> None:
