@@ -26,6 +26,7 @@ from service.web.auth import mint_token
 from service.web.settings import Settings
 
 POLL_S = 0.5
+KICK_OFF_TRIES = 30
 
 
 def rss_mb(pid: int) -> float:
@@ -46,9 +47,15 @@ async def search_bench(args: argparse.Namespace, url: str) -> str:
 async def export(http: aiohttp.ClientSession, url: str, headers: dict[str, str]) -> int:
     """Kick off, wait for the manifest, read every file; the resources read."""
     kick = {**headers, "Prefer": "respond-async"}
-    async with http.get(f"{url}/fhir/$export", headers=kick) as response:
-        assert response.status == 202, await response.text()
-        status_url = response.headers["Content-Location"]
+    for _ in range(KICK_OFF_TRIES):  # a 503 (Retry-After) while the node is busy: asked again
+        async with http.get(f"{url}/fhir/$export", headers=kick) as response:
+            if response.status == 202:
+                status_url = response.headers["Content-Location"]
+                break
+            assert response.status == 503, await response.text()
+            await asyncio.sleep(float(response.headers.get("Retry-After", "1")))
+    else:
+        raise RuntimeError("the export was never accepted")
     while True:
         async with http.get(status_url, headers=headers) as response:
             if response.status == 200:
