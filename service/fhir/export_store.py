@@ -17,13 +17,22 @@ JOBS_WHAT = "the export jobs index"
 JOBS_MAPPING: Json = {"dynamic": False, "properties": {"expires": CHANGED_AT_MAPPING}}
 
 
+# A whole-directory read is no quick search: a page of a file or a kick-off's count may take
+# seconds on a node busy with searches, past the service's sub-second request timeout.
+EXPORT_REQUEST_TIMEOUT_S = 30.0
+
+
+def _reading(es: AsyncElasticsearch) -> AsyncElasticsearch:
+    return es.options(request_timeout=EXPORT_REQUEST_TIMEOUT_S)
+
+
 def jobs_index(names: IndexNames) -> str:
     return f"{names.prefix}-exports"
 
 
 async def open_pit(es: AsyncElasticsearch, index: str, keep_alive: str) -> str:
     with elasticsearch_errors(index):
-        response = await es.open_point_in_time(index=index, keep_alive=keep_alive)
+        response = await _reading(es).open_point_in_time(index=index, keep_alive=keep_alive)
     return str(response["id"])
 
 
@@ -55,20 +64,20 @@ async def close_pit(es: AsyncElasticsearch, pit: str) -> None:
 async def count(es: AsyncElasticsearch, pit: str, query: Json) -> int:
     body = {"size": 0, "query": query, "pit": {"id": pit}, "track_total_hits": True}
     with elasticsearch_errors("an export count"):
-        response = await es.search(body=body)
+        response = await _reading(es).search(body=body)
     return int(response["hits"]["total"]["value"])
 
 
 async def page(es: AsyncElasticsearch, body: Json) -> list[Json]:
     with elasticsearch_errors("an export file"):
-        response = await es.search(body=body)
+        response = await _reading(es).search(body=body)
     return list(response["hits"]["hits"])
 
 
 async def snapshot_plans(es: AsyncElasticsearch, pit: str) -> Json:
     """Every plan, as the snapshot holds them (an answer of ``EVERY_PLAN``)."""
     with elasticsearch_errors("an export file"):
-        response = await es.search(body={**EVERY_PLAN, "pit": {"id": pit}})
+        response = await _reading(es).search(body={**EVERY_PLAN, "pit": {"id": pit}})
     return dict(response.body)
 
 
