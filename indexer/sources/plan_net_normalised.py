@@ -5,6 +5,9 @@ each kind named for the load and update reports (PlanNetDirectory.normalised).
   the resource) is read and served as its string: FHIR's ``value`` is a string.
 - ``missing_last_updated``: a resource without ``meta.lastUpdated`` is served with the time the
   directory last saw it change (service.fhir.elements), not with none.
+- ``specialty_not_in_value_set``: a HealthcareService's ``specialty`` coding of a NUCC code that
+  Plan-Net's required binding (SpecialtiesVS) lacks is left out, as served and as searched; a
+  specialty left without codings is left out whole.
 
 What the import does not pass on is not a normalisation: ``InsurancePlan.type`` is not read (the
 served type is the directory's own, service.fhir.plans), so a code Plan-Net 1.1.0 lacks there
@@ -15,8 +18,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.plan_net_codes import NUCC_SYSTEM, any_specialty
+
 IDENTIFIER_AS_NUMBER = "identifier_value_as_number"
 MISSING_LAST_UPDATED = "missing_last_updated"
+SPECIALTY_NOT_IN_VALUE_SET = "specialty_not_in_value_set"
 
 
 def _string_identifiers(value: Any, changed: list[bool], identifier: bool = False) -> Any:
@@ -36,11 +42,42 @@ def _string_identifiers(value: Any, changed: list[bool], identifier: bool = Fals
     return found
 
 
+def _allowed(coding: Any) -> bool:
+    if not isinstance(coding, dict) or coding.get("system") != NUCC_SYSTEM:
+        return True  # not a NUCC code: left as published
+    return any_specialty(str(coding.get("code")))
+
+
+def _bound_specialties(service: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """A HealthcareService without the specialty codings its required binding refuses."""
+    concepts = service.get("specialty")
+    if not isinstance(concepts, list):
+        return service, False
+    kept: list[Any] = []
+    dropped = False
+    for concept in concepts:
+        codings = concept.get("coding") if isinstance(concept, dict) else None
+        if not isinstance(codings, list):
+            kept.append(concept)
+            continue
+        allowed = [coding for coding in codings if _allowed(coding)]
+        dropped |= len(allowed) < len(codings)
+        if allowed:
+            kept.append({**concept, "coding": allowed})
+    if not dropped:
+        return service, False
+    rest = {key: value for key, value in service.items() if key != "specialty"}
+    return ({**rest, "specialty": kept} if kept else rest), True
+
+
 def normalised(body: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """The resource as the directory reads it, and the kinds of change made to it (each once)."""
     changed: list[bool] = []
     result: dict[str, Any] = _string_identifiers(body, changed)
     kinds = [IDENTIFIER_AS_NUMBER] if changed else []
+    if result.get("resourceType") == "HealthcareService":
+        result, refused = _bound_specialties(result)
+        kinds += [SPECIALTY_NOT_IN_VALUE_SET] if refused else []
     meta = body.get("meta")
     if not (isinstance(meta, dict) and meta.get("lastUpdated")):
         kinds.append(MISSING_LAST_UPDATED)

@@ -49,3 +49,27 @@ def test_each_normalisation_is_counted_once_per_used_resource(tmp_path: Path) ->
     assert directory.normalised == {"identifier_value_as_number": 3, "missing_last_updated": 2}
     assert VALID_NPI in directory.providers
     assert directory.published["Endpoint/e1"]["identifier"] == [{"value": "7"}]
+
+
+def test_a_service_specialty_its_binding_refuses_is_left_out_and_counted(tmp_path: Path) -> None:
+    _write(tmp_path / "Organization.ndjson", [{**_network("net"), **UPDATED}])
+    nucc = "http://nucc.org/provider-taxonomy"
+    student = {"coding": [{"system": nucc, "code": "390200000X"}]}  # NUCC: Student
+    mixed = {
+        "coding": [
+            {"system": nucc, "code": "207R00000X"},  # Internal Medicine: in SpecialtiesVS
+            {"system": nucc, "code": "390200000X"},
+        ]
+    }
+    service = {
+        "resourceType": "HealthcareService",
+        "id": "s1",
+        "specialty": [student, mixed],
+        **UPDATED,
+    }
+    _write(tmp_path / "HealthcareService.ndjson", [service])
+    _, reject = _collect()
+    directory = read_plan_net(tmp_path, reject)
+    assert directory.normalised == {"specialty_not_in_value_set": 1}
+    served = directory.published["HealthcareService/s1"]
+    assert served["specialty"] == [{"coding": [{"system": nucc, "code": "207R00000X"}]}]
