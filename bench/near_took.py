@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import importlib
-import os
 import statistics
 from datetime import date
 from typing import Any
@@ -23,6 +22,7 @@ import aiohttp
 
 from bench.fhir_bench import sample_questions
 from core.index_contract import IndexNames
+from devtools.settings import LauncherSettings
 from service.fhir.query import build_query
 from service.search.models import SearchRequest
 from service.search.query import build_search
@@ -88,7 +88,7 @@ async def main_async(args: argparse.Namespace) -> None:
 def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench.near_took", description=__doc__)
     parser.add_argument("--prefix", required=True)
-    parser.add_argument("--es-url", default=os.environ.get("ELASTICSEARCH_URL"))
+    parser.add_argument("--es-url", default=LauncherSettings().elasticsearch_url)
     parser.add_argument("--questions", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--radius", type=float, default=10.0, help="miles")
