@@ -158,6 +158,23 @@ async def test_spanish_near_new_haven_finds_who_the_directory_says_speaks_it(
         assert result["sources"] == [SOURCE]  # the directory alone lists them
 
 
+async def load_with_week1(
+    es: AsyncElasticsearch,
+    names: IndexNames,
+    sample_sources: SourceFiles,
+    individual: tuple[str, dict[str, str]],
+    tmp_path: Path,
+) -> None:
+    """The sample loaded under ``names`` with a payer's first export (``payer``): the reference
+    export, the sample individual joined to it and speaking Spanish."""
+    npi, row = individual
+    week1 = _export(tmp_path / "week1", _joined_export(Path(), npi, row, ["es"]))
+    sources = SourceFiles(
+        **{**sample_sources.__dict__, "plan_net": week1, "plan_net_name": "payer"}
+    )
+    await load(es, sources, LoadOptions(names=names))
+
+
 def _unlist(directory: Path, npi: str) -> None:
     """The export in ``directory`` without the practitioner ``npi`` and its roles."""
     gone = {f"Practitioner/{r['id']}" for r in resources("Practitioner") if npi_of(r) == npi}
@@ -305,12 +322,8 @@ async def test_a_newer_export_replaces_what_the_directory_said(
 ) -> None:
     names = IndexNames(f"test-plannet-up-{uuid.uuid4().hex[:8]}")
     npi, row = sample_individual
-    before = _export(tmp_path / "week1", _joined_export(Path(), npi, row, ["es"]))
-    sources = SourceFiles(
-        **{**sample_sources.__dict__, "plan_net": before, "plan_net_name": "payer"}
-    )
     try:
-        await load(es, sources, LoadOptions(names=names))
+        await load_with_week1(es, names, sample_sources, sample_individual, tmp_path)
         # Week 2: the sample provider speaks Portuguese and left the network; one listed-only
         # practitioner is gone with its role.
         joined = _joined_export(Path(), npi, row, ["pt"])

@@ -13,7 +13,7 @@ from pathlib import Path
 from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import IndexNames
-from indexer.load.run import LoadOptions, SourceFiles, load
+from indexer.load.run import SourceFiles
 from indexer.update.options import UpdateOptions
 from indexer.update.plan_net import update_plan_net
 from tests.conftest import Serve, settings_for
@@ -25,6 +25,7 @@ from tests.service.test_plan_net import (
     _in_network,
     _joined_export,
     _unlist,
+    load_with_week1,
 )
 from tests.service.test_plan_net import sample_individual as sample_individual  # the fixture
 
@@ -41,12 +42,8 @@ async def test_since_an_export_gives_what_a_plan_net_update_changed_and_removed(
 ) -> None:
     names = IndexNames(f"test-since-plannet-{uuid.uuid4().hex[:8]}")
     npi, row = sample_individual
-    week1 = _export(tmp_path / "week1", _joined_export(Path(), npi, row, ["es"]))
-    sources = SourceFiles(
-        **{**sample_sources.__dict__, "plan_net": week1, "plan_net_name": "payer"}
-    )
     try:
-        await load(es, sources, LoadOptions(names=names))
+        await load_with_week1(es, names, sample_sources, sample_individual, tmp_path)
         api = await serve(settings_for(es_url, names))
         published_before = await api.get("/fhir/$bulk-publish")
         before = await _manifest(api, EVERY_TYPE)
