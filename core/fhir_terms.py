@@ -21,7 +21,13 @@ _NOT_IN_ID = re.compile(r"[^A-Za-z0-9.-]+")
 
 
 def _distinct(values: Iterable[str | None]) -> list[str]:
-    return list(dict.fromkeys(n for v in values if v and (n := normalize(v))))
+    """The distinct non-empty normalised values, in order (a loop: the lists are short, and
+    this runs several times for every provider of a load)."""
+    found: list[str] = []
+    for value in values:
+        if value and (term := normalize(value)) and term not in found:
+            found.append(term)
+    return found
 
 
 def role_codes(provider: Provider) -> list[str]:
@@ -162,7 +168,11 @@ def without_derived_terms(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 def _unique(values: list[str]) -> list[str]:
-    return list(dict.fromkeys(values))
+    found: list[str] = []
+    for value in values:
+        if value not in found:
+            found.append(value)
+    return found
 
 
 def matches(terms: Sequence[str], searched: str, modifier: str | None = None) -> bool:

@@ -52,6 +52,7 @@ PROVIDER_ROLES: Final[dict[str, tuple[str, str]]] = {
 OTHER_ROLE: Final = ("os", "Other Service Provider")
 
 
+@cache  # a thousand-odd taxonomy codes, asked once per specialty of every provider
 def provider_role(taxonomy_code: str) -> tuple[str, str]:
     """The ProviderRoleCS code and display of a NUCC taxonomy code."""
     for length in range(len(taxonomy_code), 1, -1):

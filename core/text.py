@@ -18,6 +18,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
+_APOSTROPHE_MARKS = ("'", "\u2019", "\u02bc", "`")
 _APOSTROPHES = re.compile(r"(?<=\w)['\u2019\u02bc`](?=\w)")
 # Single letters or digits each followed by a dot, at a word start: "o.d.", "l.l.c", "u.s.a."
 _INITIALISM = re.compile(r"(?<![^\W_])(?:[^\W_]\.){2,}|(?<![^\W_])(?:[^\W_]\.)+[^\W_](?![^\W_])")
@@ -36,8 +37,14 @@ def fold(text: str) -> str:
 def normalize(text: str) -> str:
     """Searchable form of ``text``: lower-case tokens joined by single spaces."""
     lowered = fold(text).lower()
-    lowered = _APOSTROPHES.sub("", lowered)
-    lowered = _INITIALISM.sub(lambda match: match.group(0).replace(".", ""), lowered)
+    # Each rewrite only where its characters occur: most values have no apostrophe or dot,
+    # and plain letters, digits and spaces need no rewriting at all.
+    if lowered.isascii() and lowered.replace(" ", "").isalnum():
+        return " ".join(lowered.split())
+    if any(mark in lowered for mark in _APOSTROPHE_MARKS):
+        lowered = _APOSTROPHES.sub("", lowered)
+    if "." in lowered:
+        lowered = _INITIALISM.sub(lambda match: match.group(0).replace(".", ""), lowered)
     return " ".join(_SEPARATORS.sub(" ", lowered).split())
 
 

@@ -165,7 +165,11 @@ def provider_document(
 
 
 def _unique(values: list[str | None]) -> list[str]:
-    return list(dict.fromkeys(filter(None, values)))
+    found: list[str] = []
+    for value in values:
+        if value and value not in found:
+            found.append(value)
+    return found
 
 
 def _searchable(values: list[str | None]) -> list[str]:
