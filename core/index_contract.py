@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from core.changes import CHANGED_AT, CHANGED_AT_MAPPING, REMOVALS_MAPPING, Removal
 from core.documents import CoverageDoc, Plan, PublishedDoc, SearchDoc
+from core.fhir_terms import DERIVED_FIELDS
 from core.index_fields import FieldNames, undeclared
 from core.network import NETWORKS_FIELD, NETWORKS_MAPPING
 from core.plan_offers import (
@@ -120,10 +121,10 @@ MAPPINGS: dict[IndexKind, dict[str, Any]] = {
     # and locations are stored as they are.
     "search": {
         "dynamic": False,
-        # No field is left out of the stored source, though the terms made from the provider
-        # and locations are never read back: a filtered source makes Elasticsearch keep each
-        # whole document as _recovery_source until the shard's retention lease passes it, after
-        # the load's force merge (+490 bytes per provider at 134k, issue 35).
+        # The terms made from the provider and locations are matched, never read back: not
+        # stored (updates make them again, core.fhir_terms.with_derived_terms). The load's
+        # force merge waits for the copy Elasticsearch keeps meanwhile (indexer.history).
+        "_source": {"excludes": list(DERIVED_FIELDS)},
         "properties": {
             "npi": _KEYWORD,  # the tie-break of every sort
             "entityType": _FILTER_KEYWORD,
