@@ -2,11 +2,12 @@
 
 Usage:
     python -m bench.load_compare --source-dir DIR --tree before=PATH --tree after=PATH
-        [--rounds 2] [--es-url URL] [--keep]
+        [--rounds 2] [--es-url URL] [--keep] [--load-arg=--plan-net --load-arg=DIR ...]
 
 Each round loads DIR once per tree, in the order given (before, after, before, after...), so a
 shared box's other work falls on both alike. Each load is ``python -m indexer.cli --prefix P load
---source-dir DIR`` run with that tree first on ``PYTHONPATH``, timed from process start to exit;
+--source-dir DIR`` (and any ``--load-arg``) run with that tree first on ``PYTHONPATH``, under
+``/usr/bin/time`` for its peak RSS, timed from process start to exit;
 the indexer's CPU is the child's resource usage (user + system), Elasticsearch's is the node's
 ``process.cpu.total_in_millis`` delta, bytes are the store size of the load's indices (primaries).
 The last round's indices of each tree are kept with ``--keep`` (for ``_disk_usage``), else deleted.
@@ -56,11 +57,15 @@ def _store(es_url: str, prefix: str) -> dict[str, int]:
     return sizes
 
 
-def load_once(es_url: str, tree: str, source_dir: str, prefix: str) -> dict[str, Any]:
+def load_once(
+    es_url: str, tree: str, source_dir: str, prefix: str, load_args: list[str]
+) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": tree, "ELASTICSEARCH_URL": es_url}
     report = f"/tmp/{prefix}-report.json"
-    command = [sys.executable, "-m", "indexer.cli", "--prefix", prefix, "load"]
-    command += ["--source-dir", source_dir, "--report-json", report]
+    peak = f"/tmp/{prefix}-peak-kb"
+    command = ["/usr/bin/time", "-f", "%M", "-o", peak, sys.executable, "-m", "indexer.cli"]
+    command += ["--prefix", prefix, "load", "--source-dir", source_dir, "--report-json", report]
+    command += load_args
     es_before, usage_before = _es_cpu_s(es_url), resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
     subprocess.run(command, cwd=tree, env=env, check=True, stdout=subprocess.DEVNULL)
@@ -71,7 +76,10 @@ def load_once(es_url: str, tree: str, source_dir: str, prefix: str) -> dict[str,
         providers = int(json.load(file)["indexed"])
     store = _store(es_url, prefix)
     cpu = usage.ru_utime + usage.ru_stime - usage_before.ru_utime - usage_before.ru_stime
+    with open(peak) as file:
+        peak_mb = int(file.read().split()[-1]) / 1024
     return {
+        "peak_rss_mb": peak_mb,
         "wall_s": wall,
         "indexer_cpu_s": cpu,
         "es_cpu_s": es_cpu,
@@ -88,6 +96,9 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--es-url", default=LauncherSettings().elasticsearch_url)
     parser.add_argument("--keep", action="store_true")
+    parser.add_argument(
+        "--load-arg", action="append", default=[], help="passed on to load (repeat per word)"
+    )
     return parser.parse_args(argv)
 
 
@@ -95,17 +106,18 @@ def main(argv: list[str] | None = None) -> None:
     args = arguments(argv)
     trees = [tuple(tree.split("=", 1)) for tree in args.tree]
     run = uuid.uuid4().hex[:6]
-    print("| round | tree | wall s | indexer CPU µs | ES CPU µs | bytes (per provider) |")
-    print("|---|---|---|---|---|---|")
+    columns = "wall s | indexer CPU µs | ES CPU µs | bytes (per provider) | peak RSS MB"
+    print(f"| round | tree | {columns} |")
+    print("|---|---|---|---|---|---|---|")
     for round_number in range(1, args.rounds + 1):
         for name, tree in trees:
             prefix = f"lc{run}{name}{round_number}".lower()
-            row = load_once(args.es_url, tree, args.source_dir, prefix)
+            row = load_once(args.es_url, tree, args.source_dir, prefix, args.load_arg)
             per = 1e6 / row["providers"]
             print(
                 f"| {round_number} | {name} | {row['wall_s']:.1f}"
                 f" | {row['indexer_cpu_s'] * per:.0f} | {row['es_cpu_s'] * per:.0f}"
-                f" | {row['bytes'] / row['providers']:,.0f} |",
+                f" | {row['bytes'] / row['providers']:,.0f} | {row['peak_rss_mb']:,.0f} |",
                 flush=True,
             )
             print(json.dumps({"prefix": prefix, **row}), file=sys.stderr, flush=True)

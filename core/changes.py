@@ -71,12 +71,12 @@ def provider_removals(search: dict[str, Any], removed_at: str) -> list[tuple[str
     """The FHIR resources a provider's search document is served as (its own, its role and its
     locations), as removal records: what disappears when the provider is removed."""
     npi = search["npi"]
-    kinds = _PROVIDER_RESOURCES.get(search["entityType"], ())
+    kinds = _PROVIDER_RESOURCES.get(search["provider"]["entityType"], ())
     records = [removal(kind, npi, removed_at) for kind in kinds]
     if "PractitionerRole" in kinds:  # a role per network it is listed in (core.network.role_id)
         keys = dict.fromkeys(period["key"] for period in search.get("networks", []))
         records += [removal("PractitionerRole", role_id(npi, key), removed_at) for key in keys]
-    records += [removal("Location", place, removed_at) for place in search["locationIds"]]
+    records += [removal("Location", place["id"], removed_at) for place in search["locations"]]
     return records
 
 

@@ -230,11 +230,9 @@ class NetworkPeriod(TypedDict):
     period: Period
 
 
-class SearchDoc(TypedDict):
-    """One per provider: text and filter fields, the geocoded points of its locations, and the
-    Provider and Locations to answer with (stored, not indexed)."""
+class DerivedFields(TypedDict):
+    """The search fields made from the provider and locations alone (core.search_fields)."""
 
-    npi: str
     entityType: str
     gender: str | None
     taxonomyCodes: list[str]
@@ -242,27 +240,33 @@ class SearchDoc(TypedDict):
     specialtyNames: list[str]  # NUCC display names, for facets
     languages: list[str]
     pcpEligible: bool
-    networks: list[NetworkPeriod]  # core.network.network_periods of its coverage rows
     sources: list[str]  # Provider.sources: an update of a Plan-Net directory finds its own
     # Text fields below hold core.text.normalize()d text (one tokenisation rule, both sides).
     fullName: str
     exactNames: list[str]
-    names: list[str]
     organizations: list[str]
     specialtyText: list[str]
     credentials: list[str]
     points: list[GeoPoint]  # one per geocoded location, for the radius, distance and facets
-    # The FHIR API's string and token parameters (core.fhir_terms: normalised, matched
-    # as prefixes), and the ids of the locations, which FHIR reads one at a time.
+    # FHIR's string and token parameters (core.fhir_terms), and location ids, read by id.
     roleCodes: list[str]
     familyNames: list[str]
     givenNames: list[str]
-    nameParts: list[str]
     locationIds: list[str]
     cities: list[str]
     states: list[str]
     postalCodes: list[str]
     addressParts: list[str]
+
+
+class SearchDoc(DerivedFields):
+    """One per provider: the Provider and Locations to answer with (stored, not indexed), what
+    cannot be made from them (its key, networks, names with the NPPES row's other names)."""
+
+    npi: str
+    networks: list[NetworkPeriod]  # core.network.network_periods of its coverage rows
+    names: list[str]
+    nameParts: list[str]  # core.fhir_terms.name_terms
     locations: list[Location]
     provider: Provider
     changedAt: NotRequired[str]  # core.changes: stamped as the document is written

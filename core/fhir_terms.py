@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any, Final, TypedDict
+from typing import TypedDict
 
 from core.documents import Address, Location, Provider
 from core.plan_net_codes import provider_role
@@ -125,46 +125,6 @@ def location_terms(locations: Sequence[Location]) -> LocationTerms:
         "postalCodes": _unique(postal),
         "addressParts": _unique([part for part in parts if part]),
     }
-
-
-class DerivedTerms(TypedDict):
-    """The search document's FHIR terms made from its stored provider and locations alone:
-    indexed, kept out of its stored source (the mapping's ``_source.excludes``), and made again
-    by whatever rewrites the document from that source (``with_derived_terms``)."""
-
-    roleCodes: list[str]
-    familyNames: list[str]
-    givenNames: list[str]
-    cities: list[str]
-    states: list[str]
-    postalCodes: list[str]
-    addressParts: list[str]
-
-
-DERIVED_FIELDS: Final = tuple(DerivedTerms.__annotations__)
-
-
-def derived_terms(provider: Provider, locations: Sequence[Location]) -> DerivedTerms:
-    places = location_terms(locations)
-    return {
-        "roleCodes": role_codes(provider),
-        "familyNames": family_terms(provider),
-        "givenNames": given_terms(provider),
-        "cities": places["cities"],
-        "states": places["states"],
-        "postalCodes": places["postalCodes"],
-        "addressParts": places["addressParts"],
-    }
-
-
-def with_derived_terms(stored: dict[str, Any]) -> dict[str, Any]:
-    """A search document read back from its stored source, whole again."""
-    return {**stored, **derived_terms(stored["provider"], stored["locations"])}
-
-
-def without_derived_terms(doc: dict[str, Any]) -> dict[str, Any]:
-    """A search document as its stored source holds it."""
-    return {key: value for key, value in doc.items() if key not in DERIVED_FIELDS}
 
 
 def _unique(values: list[str]) -> list[str]:

@@ -13,7 +13,6 @@ from typing import Any, Literal
 
 from core.changes import CHANGED_AT, CHANGED_AT_MAPPING, REMOVALS_MAPPING, Removal
 from core.documents import CoverageDoc, Plan, PublishedDoc, SearchDoc
-from core.fhir_terms import DERIVED_FIELDS
 from core.index_fields import FieldNames, undeclared
 from core.network import NETWORKS_FIELD, NETWORKS_MAPPING
 from core.plan_offers import (
@@ -25,6 +24,7 @@ from core.plan_offers import (
     OfferedPlanDoc,
 )
 from core.plans import plan_key
+from core.search_fields import DERIVED_FIELDS
 
 IndexKind = Literal["search", "providers", "coverage", "plans", "removals"]
 INDEX_KINDS: tuple[IndexKind, ...] = ("search", "providers", "coverage", "plans", "removals")
@@ -122,7 +122,7 @@ MAPPINGS: dict[IndexKind, dict[str, Any]] = {
     "search": {
         "dynamic": False,
         # The terms made from the provider and locations are matched, never read back: not
-        # stored (updates make them again, core.fhir_terms.with_derived_terms). The load's
+        # stored (updates make them again, core.search_fields.with_derived_fields). The load's
         # force merge waits for the copy Elasticsearch keeps meanwhile (indexer.history).
         "_source": {"excludes": list(DERIVED_FIELDS)},
         "properties": {

@@ -1,7 +1,7 @@
 """Waiting until a shard no longer keeps its documents' history, before a load's force merge.
 
 The search index's stored source leaves out the terms made from the provider and locations
-(``core.fhir_terms.DERIVED_FIELDS``). Elasticsearch then keeps each document whole a second time,
+(``core.search_fields.DERIVED_FIELDS``). Elasticsearch then keeps each document whole a second time,
 as ``_recovery_source``, for every operation a retention lease of its shard still covers, and a
 merge drops that copy only for operations the leases have passed. Leases are renewed every 30
 seconds: a force merge run right after the bulk keeps the copy for good (490 bytes per provider

@@ -11,14 +11,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from functools import lru_cache
-from typing import get_args
+from typing import cast, get_args
 
 from orjson import dumps
 
 from core.documents import (
     CoverageDoc,
     Gender,
-    GeoPoint,
     GroupAffiliation,
     HospitalAffiliation,
     Location,
@@ -27,13 +26,12 @@ from core.documents import (
     SearchDoc,
     Specialty,
 )
-from core.fhir_terms import derived_terms, name_terms
+from core.fhir_terms import name_terms
 from core.lookup_answers import lookup_document
 from core.network import PeriodKey, period_key, periods_of
 from core.npi import provider_id, provider_key
 from core.primary_care import is_pcp_eligible
-from core.provider_names import provider_name
-from core.text import normalize
+from core.search_fields import derived_fields, searchable
 from indexer.assembly import plan_net
 from indexer.assembly.locations import all_locations
 from indexer.assembly.plan_net import Overlay
@@ -164,19 +162,6 @@ def provider_document(
     return provider
 
 
-def _unique(values: list[str | None]) -> list[str]:
-    found: list[str] = []
-    for value in values:
-        if value and value not in found:
-            found.append(value)
-    return found
-
-
-def _searchable(values: list[str | None]) -> list[str]:
-    """Distinct non-empty values in the index's tokenisation (core.text)."""
-    return _unique([normalize(v) for v in values if v])
-
-
 def search_document(
     provider: Provider,
     locations: list[Location],
@@ -184,67 +169,19 @@ def search_document(
     networks: Sequence[PeriodKey | None] = (),
 ) -> SearchDoc:
     """``networks``: the plan years and periods of the provider's coverage rows."""
-    points: list[GeoPoint] = []
-    for location in locations:
-        lat, lng = location["address"]["lat"], location["address"]["lng"]
-        if lat is not None and lng is not None:
-            points.append({"lat": lat, "lon": lng})
-    codes: list[str] = []
-    primary: list[str] = []
-    names: list[str | None] = []
-    texts: list[str | None] = []
-    for s in provider["specialties"]:
-        codes.append(s["code"])
-        if s["primary"]:
-            primary.append(s["code"])
-        names.append(s["displayName"])
-        texts += (s["displayName"], s["classification"], s["specialization"])
-    terms = derived_terms(provider, locations)
-    search: SearchDoc = {
-        "npi": provider_key(provider["npis"], provider["id"]),
-        "entityType": provider["entityType"],
-        "gender": provider["gender"],
-        "taxonomyCodes": codes,
-        # NPPES marks one taxonomy primary; a lone unmarked taxonomy is the primary one too.
-        "primaryTaxonomyCodes": primary or (codes if len(codes) == 1 else []),
-        "specialtyNames": _unique(names),
-        "languages": provider["languages"],
-        "pcpEligible": provider["pcpEligible"],
-        "networks": periods_of(networks),
-        "sources": provider["sources"],
-        "fullName": normalize(provider_name(provider, titles=False)),
-        "exactNames": _searchable(
-            [
-                provider_name(provider, titles=False),
-                f"{provider['firstName'] or ''} {provider['lastName'] or ''}",
-                provider["doingBusinessAs"],
-            ]
-        ),
-        "names": _searchable([provider["firstName"], provider["lastName"], *other_names]),
-        "organizations": _searchable(
-            [
-                provider["organizationName"],
-                provider["doingBusinessAs"],
-                *(g["name"] for g in provider["groupAffiliations"]),
-                *(h["name"] for h in provider["hospitalAffiliations"]),
-            ]
-        ),
-        "specialtyText": _searchable(texts),
-        "credentials": _searchable(list(provider["credentials"])),
-        "points": points,
-        "roleCodes": terms["roleCodes"],
-        "familyNames": terms["familyNames"],
-        "givenNames": terms["givenNames"],
-        "nameParts": name_terms(provider, other_names),
-        "locationIds": [location["id"] for location in locations],
-        "cities": terms["cities"],
-        "states": terms["states"],
-        "postalCodes": terms["postalCodes"],
-        "addressParts": terms["addressParts"],
-        "locations": locations,
-        "provider": provider,
-    }
-    return search
+    # A cast: mypy cannot see that the ** item leaves out only the stamp (changedAt).
+    return cast(
+        SearchDoc,
+        {
+            "npi": provider_key(provider["npis"], provider["id"]),
+            "networks": periods_of(networks),
+            "names": searchable([provider["firstName"], provider["lastName"], *other_names]),
+            "nameParts": name_terms(provider, other_names),
+            **derived_fields(provider, locations),
+            "locations": locations,
+            "provider": provider,
+        },
+    )
 
 
 def build_documents(

@@ -24,8 +24,8 @@ import orjson
 
 from core.changes import CHANGED_AT
 from core.documents import CoverageDoc
-from core.fhir_terms import with_derived_terms
 from core.network import NETWORKS_FIELD, periods_of
+from core.search_fields import with_derived_fields
 from indexer.sources.coverage import CoverageDelete, CoverageRow, read_coverage
 from indexer.sources.csvfiles import Rejected
 from indexer.update import indexed as current
@@ -112,7 +112,7 @@ class _Applier:
                 if stored.get(NETWORKS_FIELD, []) != networks:
                     # Written whole: a partial update would drop the terms the source lacks.
                     changed = {NETWORKS_FIELD: networks, CHANGED_AT: self._report.changed_at}
-                    body = orjson.dumps(with_derived_terms({**stored, **changed}))
+                    body = orjson.dumps(with_derived_fields({**stored, **changed}))
                     origin = Origin(self._report.file, 0, npi)
                     actions.append(index_action(self._search, npi, body, origin))
             result = await bulk_index(es, actions)

@@ -12,8 +12,8 @@ from elasticsearch.helpers import async_scan
 
 from core.changes import unstamped
 from core.documents import CoverageDoc
-from core.fhir_terms import without_derived_terms
 from core.network import PeriodKey, period_key
+from core.search_fields import without_derived_fields
 
 
 async def documents(
@@ -50,7 +50,7 @@ def as_indexed(doc: object) -> dict[str, Any]:
 def stored_search(doc: dict[str, Any]) -> dict[str, Any]:
     """A search document as its stored source holds it, without its stamp: what an update
     compares to tell a change."""
-    return without_derived_terms(unstamped(doc))
+    return without_derived_fields(unstamped(doc))
 
 
 def networks(rows: Iterable[CoverageDoc]) -> list[PeriodKey | None]:

@@ -26,12 +26,12 @@ from elasticsearch.helpers import async_scan
 
 from core.changes import CHANGED_AT, SearchPair, removal, resources_gone, unstamped
 from core.documents import CoverageDoc, Json, Location, Provider
-from core.fhir_terms import with_derived_terms
 from core.index_contract import SEARCH_FIELDS as F
 from core.index_contract import coverage_doc_id, plan_document_id
 from core.lookup_answers import stored_locations, stored_provider
 from core.plan_offers import ZIPS_FIELD
 from core.plan_resources import plans_removals
+from core.search_fields import with_derived_fields
 from indexer.assembly import plan_net
 from indexer.assembly.documents import (
     ProviderDocuments,
@@ -154,7 +154,7 @@ class _Applier:
                 # Names and the other text come from the NPPES row, which this export lacks.
                 fresh = current.as_indexed(docs.search)
                 merged = {**search, **{f: fresh[f] for f in _OVERLAY_FIELDS}}
-                docs.search = cast(Any, with_derived_terms(merged))
+                docs.search = cast(Any, with_derived_fields(merged))
             written = self._provider_actions(npi, lookup, search, docs, origin)
             actions += written
             # A changed accepting-new-patients or period changes a row, not the documents.

@@ -38,6 +38,10 @@ async def _sources(es: AsyncElasticsearch, names: IndexNames, kind: IndexKind) -
     }
 
 
+def _location_ids(search: dict[str, Any]) -> list[str]:
+    return [place["id"] for place in search["locations"]]
+
+
 def _version_instant(version: str) -> str:
     """The version's name is when its load began: ``YYYYmmddtHHMMSS`` and microseconds."""
     day, time = version[:8], version[9:15]
@@ -84,9 +88,9 @@ async def test_an_nppes_update_stamps_what_changed_and_records_what_it_removed(
     expected = set()
     for npi in npis.deactivated:
         expected |= {f"{kind}/{npi}" for kind in _OWN[entity[npi]]}
-        expected |= {f"Location/{place}" for place in before[npi]["locationIds"]}
+        expected |= {f"Location/{place}" for place in _location_ids(before[npi])}
     for npi in npis.changed:  # a changed address is a Location gone and another one new
-        gone = set(before[npi]["locationIds"]) - set(after[npi]["locationIds"])
+        gone = set(_location_ids(before[npi])) - set(_location_ids(after[npi]))
         expected |= {f"Location/{place}" for place in gone}
     removals = await _sources(es, names, "removals")
     assert set(removals) == expected and report.removals == len(expected)

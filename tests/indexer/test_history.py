@@ -8,9 +8,10 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-import orjson
+import pytest
 from elasticsearch import AsyncElasticsearch
 
+from core.documents import SearchDoc
 from core.index_contract import MAPPINGS, IndexNames, index_settings
 from indexer.assembly.documents import build_documents
 from indexer.history import release_history
@@ -22,20 +23,16 @@ RECOVERY_SOURCE = "_recovery_source"
 
 
 async def _write(
-    es: AsyncElasticsearch, index: str, documents: list[tuple[str, dict[str, Any]]]
+    es: AsyncElasticsearch, index: str, documents: list[tuple[str, SearchDoc]]
 ) -> None:
     await es.indices.create(
         index=index, settings=index_settings("search"), mappings=MAPPINGS["search"]
     )
     for first in range(0, len(documents), 100):  # a segment each: the merge has work to do
-        lines = b"".join(
-            orjson.dumps({"index": {"_index": index, "_id": npi}})
-            + b"\n"
-            + orjson.dumps(doc)
-            + b"\n"
-            for npi, doc in documents[first : first + 100]
-        )
-        answer = await es.bulk(operations=lines, refresh=True)
+        operations: list[Any] = []
+        for npi, doc in documents[first : first + 100]:
+            operations += [{"index": {"_index": index, "_id": npi}}, doc]
+        answer = await es.bulk(operations=operations, refresh=True)
         assert not answer["errors"]
 
 
@@ -45,13 +42,14 @@ async def _copy_bytes(es: AsyncElasticsearch, index: str) -> int:
     return int(field["total_in_bytes"]) if field else 0
 
 
+@pytest.mark.filterwarnings("ignore::elasticsearch.exceptions.GeneralAvailabilityWarning")
 async def test_a_merge_after_the_history_is_released_drops_the_whole_document_copy(
     es: AsyncElasticsearch, index_names: IndexNames, sample_sources: SourceFiles
 ) -> None:
     nucc = read_nucc(sample_sources.nucc)
     records = (r for r in read_nppes(sample_sources.nppes_file) if isinstance(r, NppesRecord))
     documents = [
-        (record.npi, dict(build_documents(record, nucc).search))
+        (record.npi, build_documents(record, nucc).search)
         for record in itertools.islice(records, 500)
     ]
     family = next(doc["familyNames"][0] for _, doc in documents if doc["familyNames"])

@@ -108,8 +108,10 @@ async def test_a_location_without_a_geocode_is_kept_but_not_in_geo_search(
     assert report.not_geocoded == 1
     lookup = await es.get(index=index_names.alias("providers"), id=nowhere["NPI"])
     assert stored_locations(lookup["_source"])[0]["geocodePrecision"] is None
-    search = await es.get(index=index_names.alias("search"), id=nowhere["NPI"])
-    assert search["_source"]["points"] == []
+    for npi, located in ((first["NPI"], True), (nowhere["NPI"], False)):
+        on_the_map = {"bool": {"filter": [{"term": {"npi": npi}}, {"exists": {"field": "points"}}]}}
+        found = await es.count(index=index_names.alias("search"), query=on_the_map)
+        assert found["count"] == int(located), npi
 
 
 async def test_second_load_swaps_every_alias_atomically(

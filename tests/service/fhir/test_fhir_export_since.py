@@ -62,6 +62,10 @@ async def _deleted(api: ApiClient, manifest: dict[str, Any]) -> set[str]:
     return {request["url"] for request in requests}
 
 
+def _location_ids(search: dict[str, Any]) -> list[str]:
+    return [place["id"] for place in search["locations"]]
+
+
 async def _search_docs(es: AsyncElasticsearch, alias: str) -> dict[str, Any]:
     await es.indices.refresh(index=alias)
     query: dict[str, Any] = {"query": {"match_all": {}}}
@@ -90,19 +94,19 @@ async def test_since_the_last_export_gives_exactly_what_an_nppes_update_changed_
     npis = week.npis
     touched: set[str] = set()
     for npi in {*npis.new, *npis.reactivated, *npis.changed}:
-        touched |= {f"{kind}/{npi}" for kind in OWN[after[npi]["entityType"]]}
+        touched |= {f"{kind}/{npi}" for kind in OWN[after[npi]["provider"]["entityType"]]}
         touched |= _roles_in(everything, npi)
-        touched |= {f"Location/{place}" for place in after[npi]["locationIds"]}
+        touched |= {f"Location/{place}" for place in _location_ids(after[npi])}
     exported_before = await _exported(api, previous)
     removed: set[str] = set()
     for npi in npis.deactivated:
-        removed |= {f"{kind}/{npi}" for kind in OWN[before[npi]["entityType"]]}
+        removed |= {f"{kind}/{npi}" for kind in OWN[before[npi]["provider"]["entityType"]]}
         removed |= _roles_in(exported_before, npi)
-        removed |= {f"Location/{place}" for place in before[npi]["locationIds"]}
+        removed |= {f"Location/{place}" for place in _location_ids(before[npi])}
     for npi in npis.changed:
         removed |= {
             f"Location/{p}"
-            for p in set(before[npi]["locationIds"]) - set(after[npi]["locationIds"])
+            for p in set(_location_ids(before[npi])) - set(_location_ids(after[npi]))
         }
 
     exported = await _exported(api, incremental)

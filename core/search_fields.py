@@ -1,0 +1,101 @@
+"""The search document's fields made from its provider and locations alone: one rule for the
+load, which writes them, and for every update that rewrites a search document from its stored
+source. They are indexed and left out of the stored source (the mapping's ``_source.excludes``:
+the source holds the provider and locations they come from), so whatever reads a search document
+back to rewrite it makes them again (``with_derived_fields``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+from core.documents import DerivedFields, GeoPoint, Location, Provider
+from core.fhir_terms import family_terms, given_terms, location_terms, role_codes
+from core.provider_names import provider_name
+from core.text import normalize
+
+DERIVED_FIELDS: Final = tuple(DerivedFields.__annotations__)
+
+
+def unique(values: Sequence[str | None]) -> list[str]:
+    """The distinct non-empty values, in order (a loop: the lists are short)."""
+    found: list[str] = []
+    for value in values:
+        if value and value not in found:
+            found.append(value)
+    return found
+
+
+def searchable(values: Sequence[str | None]) -> list[str]:
+    """Distinct non-empty values in the index's tokenisation (core.text)."""
+    return unique([normalize(v) for v in values if v])
+
+
+def derived_fields(provider: Provider, locations: Sequence[Location]) -> DerivedFields:
+    points: list[GeoPoint] = []
+    for location in locations:
+        lat, lng = location["address"]["lat"], location["address"]["lng"]
+        if lat is not None and lng is not None:
+            points.append({"lat": lat, "lon": lng})
+    codes: list[str] = []
+    primary: list[str] = []
+    names: list[str | None] = []
+    texts: list[str | None] = []
+    for s in provider["specialties"]:
+        codes.append(s["code"])
+        if s["primary"]:
+            primary.append(s["code"])
+        names.append(s["displayName"])
+        texts += (s["displayName"], s["classification"], s["specialization"])
+    name = provider_name(provider, titles=False)
+    places = location_terms(locations)
+    return {
+        "entityType": provider["entityType"],
+        "gender": provider["gender"],
+        "taxonomyCodes": codes,
+        # NPPES marks one taxonomy primary; a lone unmarked taxonomy is the primary one too.
+        "primaryTaxonomyCodes": primary or (codes if len(codes) == 1 else []),
+        "specialtyNames": unique(names),
+        "languages": provider["languages"],
+        "pcpEligible": provider["pcpEligible"],
+        "sources": provider["sources"],
+        "fullName": normalize(name),
+        # Whole names as people type them: "first last", "first middle last", legal and
+        # doing-business-as organisation names.
+        "exactNames": searchable(
+            [
+                name,
+                f"{provider['firstName'] or ''} {provider['lastName'] or ''}",
+                provider["doingBusinessAs"],
+            ]
+        ),
+        "organizations": searchable(
+            [
+                provider["organizationName"],
+                provider["doingBusinessAs"],
+                *(g["name"] for g in provider["groupAffiliations"]),
+                *(h["name"] for h in provider["hospitalAffiliations"]),
+            ]
+        ),
+        "specialtyText": searchable(texts),
+        "credentials": searchable(provider["credentials"]),
+        "points": points,
+        "roleCodes": role_codes(provider),
+        "familyNames": family_terms(provider),
+        "givenNames": given_terms(provider),
+        "locationIds": [location["id"] for location in locations],
+        "cities": places["cities"],
+        "states": places["states"],
+        "postalCodes": places["postalCodes"],
+        "addressParts": places["addressParts"],
+    }
+
+
+def with_derived_fields(stored: dict[str, Any]) -> dict[str, Any]:
+    """A search document read back from its stored source, whole again."""
+    return {**stored, **derived_fields(stored["provider"], stored["locations"])}
+
+
+def without_derived_fields(doc: dict[str, Any]) -> dict[str, Any]:
+    """A search document as its stored source holds it."""
+    return {key: value for key, value in doc.items() if key not in DERIVED_FIELDS}
