@@ -39,8 +39,11 @@ lint: install
 typecheck: install
 	$(VENV)/bin/mypy
 
+# Two workers (pytest-xdist) on the one Elasticsearch node: a module at a time to each, every FHIR
+# test to one of them (tests/conftest.py). PYTEST_WORKERS=0 runs the suite in one process.
+PYTEST_WORKERS ?= 2
 pytest: install
-	$(VENV)/bin/pytest -q --durations=15
+	$(VENV)/bin/pytest -q --durations=15 -n $(PYTEST_WORKERS)
 
 token: install
 	@$(PY) -m service.cli token

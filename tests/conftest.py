@@ -1,6 +1,7 @@
-"""Shared fixtures, one per concept: one real Elasticsearch node per test session; the bundled
-sample loaded once per session (read-only) and a writable copy of it per test that changes data
-(cloned, not reloaded); a random index prefix per test; the service built through its own factory
+"""Shared fixtures, one per concept: one real Elasticsearch node per test session (one for all
+the workers of a ``-n N`` run, which get a module at a time); the bundled sample loaded once per
+session (read-only) and a writable copy of it per test that changes data (cloned, not
+reloaded); a random index prefix per test; the service built through its own factory
 with the rate limiter off (``settings_for``: the one switch); the in-force rule of the sample's
 coverage rows and the distance, written here independently of the code under test; and
 ``needs``: what a test needs that a machine may lack (fails in CI, skips locally)."""
@@ -15,12 +16,13 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient
 from elasticsearch import AsyncElasticsearch
+from xdist.scheduler import LoadFileScheduling
 
 from core.es_client import make_client
 from core.index_contract import INDEX_KINDS, IndexNames
@@ -30,6 +32,9 @@ from service.web.app import create_app
 from service.web.auth import mint_token
 from service.web.settings import ALL_SCOPES, Settings
 from tests.source_rows import in_force, miles
+
+if TYPE_CHECKING:
+    from xdist.remote import Producer
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "data" / "sample"
 TEST_SECRET = secrets.token_urlsafe(32)
@@ -244,9 +249,47 @@ def distance() -> Miles:
     return miles
 
 
+FHIR_TESTS = "tests/service/fhir/"
+
+
+class WholeModules(LoadFileScheduling):  # type: ignore[misc]  # pytest-xdist has no types
+    """How ``-n N`` deals the tests out: a module at a time (its module-scoped loads happen once),
+    and every FHIR test to the same worker (each worker that runs one starts the validation of
+    everything /fhir serves, ``served_validation``: a JVM's worth of CPU, so only once)."""
+
+    def _split_scope(self, nodeid: str) -> str:
+        module = super()._split_scope(nodeid)
+        return FHIR_TESTS if module.startswith(FHIR_TESTS) else module
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Producer) -> WholeModules:
+    return WholeModules(config, log)
+
+
+def _distributed(config: pytest.Config) -> bool:
+    """The controller of a pytest-xdist run (``-n N``): its workers run the tests."""
+    return bool(config.getoption("numprocesses", None)) and not hasattr(config, "workerinput")
+
+
+_CONTROLLER_NODE = pytest.StashKey[es_launcher.Node]()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The node the controller of a ``-n N`` run started (``pytest_sessionstart``), stopped once
+    every worker is done with it."""
+    node = config.stash.get(_CONTROLLER_NODE, None)
+    if node is not None and node.started_here:
+        es_launcher.stop()
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist starts its workers
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Print the random order's seed even under -q: a failure that depends on the order can be
-    replayed with ``pytest -p randomly --randomly-seed=N``."""
+    replayed with ``pytest -p randomly --randomly-seed=N``. Under ``-n N`` the controller starts
+    the one node before the workers exist: each worker's ``es_url`` then finds it running
+    (es_launcher's state file) instead of starting one of its own."""
+    if _distributed(session.config):
+        session.config.stash[_CONTROLLER_NODE] = es_launcher.start()
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     seed = session.config.getoption("randomly_seed", default=None)
     if reporter is not None and seed is not None:
