@@ -38,7 +38,7 @@ async def sample_questions(
     """(lat, lng, taxonomy code, its display name) of random placed individuals."""
     body = {
         "size": count * 3,
-        "_source": ["points", "provider.specialties"],
+        "_source": ["locations.address", "provider.specialties"],
         "query": {
             "function_score": {
                 "query": {"bool": {"filter": [{"exists": {"field": "points"}}]}},
@@ -56,10 +56,10 @@ async def sample_questions(
         source: dict[str, Any] = hit["_source"]
         specialties = source["provider"]["specialties"]
         named = [s for s in specialties if s.get("classification")]
-        if source.get("points") and named:
-            point = source["points"][0]
+        placed = [p["address"] for p in source["locations"] if p["address"]["lat"] is not None]
+        if placed and named:
             code, words = named[0]["code"], named[0]["classification"]
-            questions.append((point["lat"], point["lon"], code, words))
+            questions.append((placed[0]["lat"], placed[0]["lng"], code, words))
     return questions[:count]
 
 
