@@ -24,7 +24,6 @@ from core.plan_offers import (
     OfferedPlanDoc,
 )
 from core.plans import plan_key
-from core.search_fields import DERIVED_FIELDS
 
 IndexKind = Literal["search", "providers", "coverage", "plans", "removals"]
 INDEX_KINDS: tuple[IndexKind, ...] = ("search", "providers", "coverage", "plans", "removals")
@@ -121,10 +120,11 @@ MAPPINGS: dict[IndexKind, dict[str, Any]] = {
     # and locations are stored as they are.
     "search": {
         "dynamic": False,
-        # The terms made from the provider and locations are matched, never read back: not
-        # stored (updates make them again, core.search_fields.with_derived_fields). The load's
-        # force merge waits for the copy Elasticsearch keeps meanwhile (indexer.history).
-        "_source": {"excludes": list(DERIVED_FIELDS)},
+        # No field is left out of the stored source, though the fields made from the provider
+        # and locations are never read back (core.search_fields): a filtered source costs
+        # Elasticsearch a map round trip and a whole _recovery_source copy of every document,
+        # +23 µs of its CPU per provider at 1M and a wait before the force merge to drop the
+        # copy, for 300 bytes per provider less (issue 35, BENCHMARKS.md).
         "properties": {
             "npi": _KEYWORD,  # the tie-break of every sort
             "entityType": _FILTER_KEYWORD,

@@ -1,8 +1,8 @@
 """The search document's fields made from its provider and locations alone: one rule for the
 load, which writes them, and for every update that rewrites a search document from its stored
-source. They are indexed and left out of the stored source (the mapping's ``_source.excludes``:
-the source holds the provider and locations they come from), so whatever reads a search document
-back to rewrite it makes them again (``with_derived_fields``)."""
+source. Whatever rewrites a search document makes them again from the stored provider and
+locations (``with_derived_fields``) and compares documents without them
+(``without_derived_fields``): they are stored, but never read back."""
 
 from __future__ import annotations
 

@@ -30,7 +30,6 @@ from core.index_contract import (
     index_settings,
 )
 from core.processes import pid_alive
-from indexer.history import release_history
 
 LOADING_SETTINGS = {
     "refresh_interval": "-1",
@@ -171,11 +170,9 @@ async def finish_version(
 
     A bulk load leaves tens of segments; every query pays per segment (term lookups, fuzzy
     automata), and at 9M one segment halved search latency for a minute of merging
-    (BENCHMARKS.md). The new version is not served yet, so nobody waits on the merge. The merge
-    waits for the shards' history to be released, so that it drops it (indexer.history)."""
+    (BENCHMARKS.md). The new version is not served yet, so nobody waits on the merge."""
     await es.indices.refresh(index=",".join(indices))
     if force_merge:
-        await release_history(es, indices)
         await es.options(request_timeout=FORCE_MERGE_TIMEOUT_S).indices.forcemerge(
             index=",".join(indices), max_num_segments=1
         )
