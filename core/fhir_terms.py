@@ -20,7 +20,7 @@ _normalize_uncached = normalize.__wrapped__
 _NOT_IN_ID = re.compile(r"[^A-Za-z0-9.-]+")
 
 
-def _distinct(values: Iterable[str | None]) -> list[str]:
+def searchable(values: Iterable[str | None]) -> list[str]:
     """The distinct non-empty normalised values, in order (a loop: the lists are short, and
     this runs several times for every provider of a load)."""
     found: list[str] = []
@@ -30,17 +30,26 @@ def _distinct(values: Iterable[str | None]) -> list[str]:
     return found
 
 
+def unique(values: Iterable[str | None]) -> list[str]:
+    """The distinct non-empty values, in order."""
+    found: list[str] = []
+    for value in values:
+        if value and value not in found:
+            found.append(value)
+    return found
+
+
 def role_codes(provider: Provider) -> list[str]:
     """The ProviderRoleCS codes of the provider's taxonomies (PractitionerRole.code)."""
     return list(dict.fromkeys(provider_role(s["code"])[0] for s in provider["specialties"]))
 
 
 def family_terms(provider: Provider) -> list[str]:
-    return _distinct([provider["lastName"]])
+    return searchable([provider["lastName"]])
 
 
 def given_terms(provider: Provider) -> list[str]:
-    return _distinct([provider["firstName"], provider["middleName"]])
+    return searchable([provider["firstName"], provider["middleName"]])
 
 
 def name_terms(provider: Provider, other_names: Sequence[str] = ()) -> list[str]:
@@ -48,7 +57,7 @@ def name_terms(provider: Provider, other_names: Sequence[str] = ()) -> list[str]
     name, doing-business-as and other names) and each whole name."""
     person = (provider["firstName"], provider["middleName"], provider["lastName"])
     whole = " ".join(p for p in person if p)
-    return _distinct(
+    return searchable(
         [
             whole,
             *person,
@@ -65,7 +74,7 @@ def postal_terms(zip_code: str | None) -> list[str]:
     """A ZIP+4 is found by its five digits as well."""
     if not zip_code:
         return []
-    return _distinct([zip_code, zip_code[:5]])
+    return searchable([zip_code, zip_code[:5]])
 
 
 def address_terms(address: Address) -> list[str]:
@@ -82,11 +91,11 @@ def address_terms(address: Address) -> list[str]:
 
 
 def city_terms(address: Address) -> list[str]:
-    return _distinct([address["city"]])
+    return searchable([address["city"]])
 
 
 def state_terms(address: Address) -> list[str]:
-    return _distinct([address["state"]])
+    return searchable([address["state"]])
 
 
 class LocationTerms(TypedDict):
@@ -120,19 +129,11 @@ def location_terms(locations: Sequence[Location]) -> LocationTerms:
         parts += zips
         parts.append(" ".join(term for term in (*lines, *places, *zips[:1]) if term))
     return {
-        "cities": _unique(cities),
-        "states": _unique(states),
-        "postalCodes": _unique(postal),
-        "addressParts": _unique([part for part in parts if part]),
+        "cities": unique(cities),
+        "states": unique(states),
+        "postalCodes": unique(postal),
+        "addressParts": unique(parts),
     }
-
-
-def _unique(values: list[str]) -> list[str]:
-    found: list[str] = []
-    for value in values:
-        if value not in found:
-            found.append(value)
-    return found
 
 
 def matches(terms: Sequence[str], searched: str, modifier: str | None = None) -> bool:

@@ -10,25 +10,18 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from core.documents import DerivedFields, GeoPoint, Location, Provider
-from core.fhir_terms import family_terms, given_terms, location_terms, role_codes
+from core.fhir_terms import (
+    family_terms,
+    given_terms,
+    location_terms,
+    role_codes,
+    searchable,
+    unique,
+)
 from core.provider_names import provider_name
 from core.text import normalize
 
 DERIVED_FIELDS: Final = tuple(DerivedFields.__annotations__)
-
-
-def unique(values: Sequence[str | None]) -> list[str]:
-    """The distinct non-empty values, in order (a loop: the lists are short)."""
-    found: list[str] = []
-    for value in values:
-        if value and value not in found:
-            found.append(value)
-    return found
-
-
-def searchable(values: Sequence[str | None]) -> list[str]:
-    """Distinct non-empty values in the index's tokenisation (core.text)."""
-    return unique([normalize(v) for v in values if v])
 
 
 def derived_fields(provider: Provider, locations: Sequence[Location]) -> DerivedFields:

@@ -26,12 +26,12 @@ from core.documents import (
     SearchDoc,
     Specialty,
 )
-from core.fhir_terms import name_terms
+from core.fhir_terms import name_terms, searchable
 from core.lookup_answers import lookup_document
 from core.network import PeriodKey, period_key, periods_of
 from core.npi import provider_id, provider_key
 from core.primary_care import is_pcp_eligible
-from core.search_fields import derived_fields, searchable
+from core.search_fields import derived_fields
 from indexer.assembly import plan_net
 from indexer.assembly.locations import all_locations
 from indexer.assembly.plan_net import Overlay

@@ -54,11 +54,9 @@ from indexer.update.report import UpdateReport
 from indexer.write.bulk import Action, Origin, bulk_index, chunked, delete_action, index_action
 
 Doc = Json
-# What an overlay changes in the search document of a provider the NPPES file lists.
-_OVERLAY_FIELDS = (
-    *(F.languages, F.points, F.locations, F.provider, F.networks, F.sources, F.locationIds),
-    *(F.cities, F.states, F.postalCodes, F.addressParts),
-)
+# What an overlay changes in the search document of a provider the NPPES file lists (the
+# fields made from its provider and locations follow: with_derived_fields).
+_OVERLAY_FIELDS = (F.locations, F.provider, F.networks)
 
 
 async def _listed_before(es: Any, index: str, source: str) -> set[str]:
