@@ -53,14 +53,14 @@ def given_terms(provider: Provider) -> list[str]:
 
 
 def name_terms(provider: Provider, other_names: Sequence[str] = ()) -> list[str]:
-    """Every part of every name (HumanName text, family, given, prefix, suffix; organisation
-    name, doing-business-as and other names) and each whole name."""
+    """The name parts the family and given terms do not hold (the ``name`` parameter reads
+    all three): the whole HumanName text, prefix and suffix; organisation name,
+    doing-business-as and other names."""
     person = (provider["firstName"], provider["middleName"], provider["lastName"])
     whole = " ".join(p for p in person if p)
     return searchable(
         [
             whole,
-            *person,
             provider["prefix"],
             provider["suffix"],
             provider["organizationName"],
@@ -102,12 +102,13 @@ class LocationTerms(TypedDict):
     cities: list[str]
     states: list[str]
     postalCodes: list[str]
-    addressParts: list[str]
+    addressParts: list[str]  # street lines and whole addresses: the ``address`` parameter
+    # reads the city, state and ZIP terms too, which are indexed once, in their own fields
 
 
 def location_terms(locations: Sequence[Location]) -> LocationTerms:
-    """The search document's address fields: each location's terms, merged (each part
-    normalised once: the city, state and ZIP terms are the address terms' own)."""
+    """The search document's address fields: each location's terms (address_terms), merged,
+    each part normalised once and held by one field."""
     cities: list[str] = []
     states: list[str] = []
     postal: list[str] = []
@@ -125,8 +126,6 @@ def location_terms(locations: Sequence[Location]) -> LocationTerms:
             states.append(state)
         postal += zips
         parts += lines
-        parts += places
-        parts += zips
         parts.append(" ".join(term for term in (*lines, *places, *zips[:1]) if term))
     return {
         "cities": unique(cities),

@@ -59,13 +59,15 @@ NEAR_UNITS: Final = {
 @dataclass(frozen=True)
 class Param:
     """A search parameter: its type, the search-document field it reads (``None``: handled
-    apart), whether each location of a hit is checked against it (Location searches), and the
-    FHIRPath of the element (the CapabilityStatement's documentation)."""
+    apart), whether each location of a hit is checked against it (Location searches), the
+    FHIRPath of the element (the CapabilityStatement's documentation), and the other fields
+    whose terms it matches too (a term one field holds is not indexed again in another)."""
 
     type: ParamType
     field: str | None
     expression: str
     per_location: bool = False
+    also: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

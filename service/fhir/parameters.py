@@ -28,8 +28,12 @@ _ID = Param("token", F.npi, "Resource.id")
 _ROLE_ID = Param("token", ROLE_ID, "Resource.id")
 _LAST_UPDATED = Param("date", CHANGED_AT, "Resource.meta.lastUpdated")
 _IDENTIFIER = Param("token", NPI_IDENTIFIER, "identifier")
-_NAME = Param("string", F.nameParts, "name")
-_ADDRESS = Param("string", F.addressParts, "address", per_location=True)
+# A name's and an address's parts are indexed once, in the narrowest field that holds them:
+# the name and address parameters read those fields too.
+_NAME_ALSO = (F.familyNames, F.givenNames)
+_ADDRESS_ALSO = (F.cities, F.states, F.postalCodes)
+_NAME = Param("string", F.nameParts, "name", also=_NAME_ALSO)
+_ADDRESS = Param("string", F.addressParts, "address", per_location=True, also=_ADDRESS_ALSO)
 _CITY = Param("string", F.cities, "address.city", per_location=True)
 _STATE = Param("string", F.states, "address.state", per_location=True)
 _POSTAL = Param("string", F.postalCodes, "address.postalCode", per_location=True)
@@ -119,7 +123,9 @@ PARAMETERS: Final[dict[ResourceType, dict[str, Param]]] = {
         "address-postalcode": _POSTAL,
         "organization": Param("reference", F.npi, "managingOrganization"),
         "organization.name": _NAME,
-        "organization.address": Param("string", F.addressParts, "managingOrganization.address"),
+        "organization.address": Param(
+            "string", F.addressParts, "managingOrganization.address", also=_ADDRESS_ALSO
+        ),
         "organization.type": Param("token", PROVIDER_TYPE, "managingOrganization.type"),
         "organization.partof": absent("reference", "managingOrganization.partOf"),
         "partof": absent("reference", "partOf"),
@@ -136,7 +142,7 @@ PARAMETERS: Final[dict[ResourceType, dict[str, Param]]] = {
         "participating-organization": Param("reference", F.npi, "participatingOrganization"),
         "participating-organization.name": _NAME,
         "participating-organization.address": Param(
-            "string", "addressParts", "participatingOrganization.address"
+            "string", F.addressParts, "participatingOrganization.address", also=_ADDRESS_ALSO
         ),
         "participating-organization.type": Param(
             "token", PROVIDER_TYPE, "participatingOrganization.type"

@@ -48,13 +48,16 @@ def reference_id(clause: Clause, value: str) -> str | None:
     return parts[-1] if parts[-2] == kind else None
 
 
-def _string(field: str, value: str, modifier: str | None) -> Json:
+def _string(fields: tuple[str, ...], value: str, modifier: str | None) -> Json:
     wanted = normalize(value)
+    matched: list[Json]
     if modifier == "exact":
-        return {"term": {field: wanted}}
-    if modifier == "contains":
-        return {"wildcard": {field: {"value": f"*{wanted}*"}}}
-    return {"prefix": {field: wanted}}
+        matched = [{"term": {field: wanted}} for field in fields]
+    elif modifier == "contains":
+        matched = [{"wildcard": {field: {"value": f"*{wanted}*"}}} for field in fields]
+    else:
+        matched = [{"prefix": {field: wanted}} for field in fields]
+    return matched[0] if len(matched) == 1 else {"bool": {"should": matched}}
 
 
 def _value_query(clause: Clause, index: int) -> Json:
@@ -80,7 +83,7 @@ def _value_query(clause: Clause, index: int) -> Json:
     if param.type == "reference":
         found = reference_id(clause, value)
         return {"term": {field: found}} if found else NOTHING
-    return _string(field, value, clause.modifier)
+    return _string((field, *param.also), value, clause.modifier)
 
 
 def _clause_query(clause: Clause) -> Json:
