@@ -16,13 +16,19 @@ served type is the directory's own, service.fhir.plans), so a code Plan-Net 1.1.
 
 from __future__ import annotations
 
+import re
 from typing import Any
+
+import orjson
 
 from core.plan_net_codes import NUCC_SYSTEM, any_specialty
 
 IDENTIFIER_AS_NUMBER = "identifier_value_as_number"
 MISSING_LAST_UPDATED = "missing_last_updated"
 SPECIALTY_NOT_IN_VALUE_SET = "specialty_not_in_value_set"
+# A "value" that is a JSON number, somewhere in a resource (orjson writes no spaces): nearly
+# no resource has one, and this one C-speed search spares them the walk that rebuilds it.
+_NUMERIC_VALUE = re.compile(rb'"value":-?[0-9]')
 
 
 def _string_identifiers(value: Any, changed: list[bool], identifier: bool = False) -> Any:
@@ -73,7 +79,9 @@ def _bound_specialties(service: dict[str, Any]) -> tuple[dict[str, Any], bool]:
 def normalised(body: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """The resource as the directory reads it, and the kinds of change made to it (each once)."""
     changed: list[bool] = []
-    result: dict[str, Any] = _string_identifiers(body, changed)
+    result = body
+    if _NUMERIC_VALUE.search(orjson.dumps(body)):
+        result = _string_identifiers(body, changed)
     kinds = [IDENTIFIER_AS_NUMBER] if changed else []
     if result.get("resourceType") == "HealthcareService":
         result, refused = _bound_specialties(result)
