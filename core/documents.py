@@ -196,13 +196,11 @@ class Plan(TypedDict):
 
 class LookupDoc(TypedDict):
     """One per provider in the lookup index (``_id``: the NPI), nothing of it indexed, read back
-    by id: ``GET /providers/{npi}`` and ``.../locations`` as the bytes they answer, each with its
-    ETag (core.lookup_answers builds it)."""
+    by id: ``GET /providers/{npi}`` and ``.../locations`` as the bytes they answer
+    (core.lookup_answers builds it)."""
 
     provider: str
-    providerTag: str
     locations: str
-    locationsTag: str
     lastUpdated: IsoDate | None  # the provider's, which the weekly update compares its rows with
     # A provider a Plan-Net directory adds to (indexer.assembly.plan_net): what it added, and
     # the documents before it (None: the directory alone lists it), so an update of either

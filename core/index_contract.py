@@ -37,8 +37,9 @@ INDEX_KINDS: tuple[IndexKind, ...] = ("search", "providers", "coverage", "plans"
 # 9: the last-updated days go, FHIR reads changedAt; 10: the FHIR terms made from the provider
 # and locations indexed, not stored: core.fhir_terms; 11: a plan's ZIPs kept in its source,
 # a directory's participation rows keyed by the directory too; 12: a name's and an address's
-# parts indexed once, in the narrowest field that holds them).
-SCHEMA = 12
+# parts indexed once, in the narrowest field that holds them; 13: the lookup answers' ETags
+# made when they are read, not stored).
+SCHEMA = 13
 DEFAULT_PREFIX = "provider-directory"
 VERSION_FORMAT = "%Y%m%dt%H%M%S%f"  # when its load began (UTC): names sort by age
 
