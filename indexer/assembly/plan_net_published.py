@@ -13,6 +13,7 @@ chains included (``location.address-city``: the site's city), in core.fhir_terms
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from functools import lru_cache
 from typing import Any
 
 from core.documents import Address, PublishedDoc
@@ -45,8 +46,11 @@ def _site_text(site: Site) -> str:
 class _Rewriter:
     def __init__(self, directory: PlanNetDirectory) -> None:
         self.directory = directory
+        # Services and endpoints name the same organisations and sites over and over: each
+        # reference is worked out once (the directory is read whole, nothing changes it now).
+        self.reference = lru_cache(maxsize=32_768)(self._reference)
 
-    def reference(self, ref: str) -> dict[str, str] | str:
+    def _reference(self, ref: str) -> dict[str, str] | str:
         """The reference as the directory serves it: a new reference, or the display only."""
         kind, _, target = ref.partition("/")
         directory = self.directory

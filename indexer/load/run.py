@@ -146,6 +146,10 @@ async def _load(es: AsyncElasticsearch, sources: SourceFiles, options: LoadOptio
                 result = await bulk_index(
                     es, stream, chunk_size=options.chunk_size, concurrency=options.concurrency
                 )
+            if tables.plan_net is not None:
+                # Its scratch file (most of the export's size) goes before the force merge,
+                # which needs room for a copy of the search index.
+                tables.plan_net.spill.close()
             errors = _account_failures(result, indices, report, rejects)
             if errors > options.max_bulk_errors:
                 raise LoadError(

@@ -8,9 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from indexer.sources.plan_net_records import PERSON_ROWS, Person, Site
 from indexer.sources.spill import Spill, SpilledMap
+
+# Many providers practise at each site: the sites last read are kept (frozen records, a few
+# hundred bytes each), so most are read from the file once, and memory stays bounded.
+_SITES_KEPT = 32_768
 
 
 @dataclass(frozen=True)  # no slots, as plan_net_records says
@@ -53,7 +58,9 @@ class SpilledProviders(Mapping[str, PlanNetProvider]):
     def __init__(self, spill: Spill, sites: SpilledMap[Site]) -> None:
         self._people = spill.table(Person, codec=PERSON_ROWS)
         self._joined = spill.rows()
-        self._sites = sites
+        # Sites are all read (Locations come first, indexer.sources.plan_net_files.TURNS)
+        # before any provider is read back.
+        self._site = lru_cache(maxsize=_SITES_KEPT)(sites.__getitem__)
 
     def add(self, person: Person) -> bool:
         """Keep ``person`` unless its NPI is there already; whether it was kept."""
@@ -81,7 +88,7 @@ class SpilledProviders(Mapping[str, PlanNetProvider]):
     def _replay(self, provider: PlanNetProvider, joined: Joined) -> None:
         for site in joined.sites:
             if site not in provider.sites:
-                provider.sites[site] = self._sites[site]
+                provider.sites[site] = self._site(site)
             if joined.said is not None:
                 provider.new_patients[site] = joined.said
         provider.taxonomies += [t for t in joined.taxonomies if t not in provider.taxonomies]
