@@ -13,8 +13,8 @@ from functools import lru_cache
 from indexer.sources.plan_net_records import PERSON_ROWS, Person, Site
 from indexer.sources.spill import Spill, SpilledMap
 
-# Many providers practise at each site: the sites last read are kept (frozen records, a few
-# hundred bytes each), so most are read from the file once, and memory stays bounded.
+# Many providers practise at each site: the sites last read are kept (frozen records, about a
+# kilobyte each with their hours: tens of MB at most), so most are read from the file once.
 _SITES_KEPT = 32_768
 
 
