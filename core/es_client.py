@@ -6,15 +6,20 @@ fails to connect as dead for a backoff and sends the request to another one. Sni
 cluster for its other nodes) stays off: behind a load balancer or on a managed cluster the
 addresses nodes publish are internal ones a client cannot reach, and a listed set of nodes plus
 the dead-node backoff already survives the loss of one.
+
+A node is queued for its backoff once per failure, not once per request that was in flight to it
+(``OnceDeadNodePool``): otherwise each stale entry brings a node that is still down back early,
+and a request's retries can all land on it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 from urllib.parse import urlsplit
 
+from elastic_transport import BaseNode, NodePool
 from elastic_transport.client_utils import resolve_default
 from elasticsearch import AsyncElasticsearch
 from elasticsearch.serializer import OrjsonSerializer
@@ -30,6 +35,36 @@ def node_urls(spec: str) -> list[str]:
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"{url!r} is not an http(s)://host[:port] address")
     return urls
+
+
+class OnceDeadNodePool(NodePool):
+    """The transport's node pool, with a node that is already waiting out its backoff not queued
+    again when more requests that were in flight to it fail. The stock pool queues it once per
+    failed request, each entry with a longer backoff; as the entries expire one after another the
+    node is brought back again and again while still down, which is what makes every retry of a
+    request land on it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._waiting: set[object] = set()
+
+    def mark_dead(self, node: BaseNode, _now: float | None = None) -> None:
+        if node.config in self._waiting:
+            return
+        self._waiting.add(node.config)
+        super().mark_dead(node, _now)
+
+    @overload
+    def resurrect(self, force: Literal[True] = ...) -> BaseNode: ...
+
+    @overload
+    def resurrect(self, force: Literal[False] = ...) -> BaseNode | None: ...
+
+    def resurrect(self, force: bool = False) -> BaseNode | None:
+        node = super().resurrect(True) if force else super().resurrect(False)
+        if node is not None:
+            self._waiting.discard(node.config)
+        return node
 
 
 def make_client(
@@ -50,6 +85,7 @@ def make_client(
         options["api_key"] = api_key
     if ca_certs is not None:
         options["ca_certs"] = str(ca_certs)
+    options.setdefault("node_pool_class", OnceDeadNodePool)
     return AsyncElasticsearch(
         node_urls(url),
         request_timeout=request_timeout,
