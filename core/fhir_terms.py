@@ -3,7 +3,9 @@ for the indexer, which stores them in the search document, and for the FHIR API,
 search value and tells the locations of a hit apart with it.
 
 A FHIR string parameter matches when a value starts with the searched text, ignoring case and
-accents; values are kept in core.text's normalised form and matched as keyword prefixes.
+accents; values are kept in core.text's normalised form and matched as keyword prefixes. The
+search document holds them as ``indexed_form`` writes them (the mapping lower-cases them); the
+API's own comparisons are in lower case.
 """
 
 from __future__ import annotations
@@ -14,9 +16,10 @@ from typing import TypedDict
 
 from core.documents import Address, Location, Provider
 from core.plan_net_codes import provider_role
-from core.text import normalize
+from core.text import indexed_form, normalize
 
 _normalize_uncached = normalize.__wrapped__
+_indexed_form_uncached = indexed_form.__wrapped__
 _NOT_IN_ID = re.compile(r"[^A-Za-z0-9.-]+")
 
 
@@ -26,6 +29,15 @@ def searchable(values: Iterable[str | None]) -> list[str]:
     found: list[str] = []
     for value in values:
         if value and (term := normalize(value)) and term not in found:
+            found.append(term)
+    return found
+
+
+def indexed(values: Iterable[str | None]) -> list[str]:
+    """``searchable`` as a search document holds the values (core.text.indexed_form)."""
+    found: list[str] = []
+    for value in values:
+        if value and (term := indexed_form(value)) and term not in found:
             found.append(term)
     return found
 
@@ -45,11 +57,11 @@ def role_codes(provider: Provider) -> list[str]:
 
 
 def family_terms(provider: Provider) -> list[str]:
-    return searchable([provider["lastName"]])
+    return indexed([provider["lastName"]])
 
 
 def given_terms(provider: Provider) -> list[str]:
-    return searchable([provider["firstName"], provider["middleName"]])
+    return indexed([provider["firstName"], provider["middleName"]])
 
 
 def name_terms(provider: Provider, other_names: Sequence[str] = ()) -> list[str]:
@@ -58,7 +70,7 @@ def name_terms(provider: Provider, other_names: Sequence[str] = ()) -> list[str]
     doing-business-as and other names."""
     person = (provider["firstName"], provider["middleName"], provider["lastName"])
     whole = " ".join(p for p in person if p)
-    return searchable(
+    return indexed(
         [
             whole,
             provider["prefix"],
@@ -107,17 +119,19 @@ class LocationTerms(TypedDict):
 
 
 def location_terms(locations: Sequence[Location]) -> LocationTerms:
-    """The search document's address fields: each location's terms (address_terms), merged,
-    each part normalised once and held by one field."""
+    """The search document's address fields: each location's terms (address_terms, as
+    indexed_form writes them), merged, each part held by one field."""
     cities: list[str] = []
     states: list[str] = []
     postal: list[str] = []
     parts: list[str] = []
     for location in locations:
         address = location["address"]
-        lines = [_normalize_uncached(line) for line in (address["line1"], address["line2"]) if line]
-        city = normalize(address["city"]) if address["city"] else ""
-        state = normalize(address["state"]) if address["state"] else ""
+        lines = [
+            _indexed_form_uncached(line) for line in (address["line1"], address["line2"]) if line
+        ]
+        city = indexed_form(address["city"]) if address["city"] else ""
+        state = indexed_form(address["state"]) if address["state"] else ""
         zips = postal_terms(address["zip"])
         places = [term for term in (city, state) if term]
         if city:

@@ -38,8 +38,9 @@ INDEX_KINDS: tuple[IndexKind, ...] = ("search", "providers", "coverage", "plans"
 # and locations indexed, not stored: core.fhir_terms; 11: a plan's ZIPs kept in its source,
 # a directory's participation rows keyed by the directory too; 12: a name's and an address's
 # parts indexed once, in the narrowest field that holds them; 13: the lookup answers' ETags
-# made when they are read, not stored).
-SCHEMA = 13
+# made when they are read, not stored; 14: the text fields made from the provider and locations
+# in the case the source gives them, lower-cased by the mapping: core.text.indexed_form).
+SCHEMA = 14
 DEFAULT_PREFIX = "provider-directory"
 VERSION_FORMAT = "%Y%m%dt%H%M%S%f"  # when its load began (UTC): names sort by age
 
@@ -111,6 +112,9 @@ def plan_document_id(plan: Plan) -> str:
 _KEYWORD = {"type": "keyword"}
 # Matched, never sorted or aggregated on: no doc values to build at load time.
 _FILTER_KEYWORD = {"type": "keyword", "doc_values": False}
+# Words as core.text.indexed_form writes them: lower-cased here, so the service's normalised
+# (lower-case) values match them.
+_WORDS_KEYWORD = {**_FILTER_KEYWORD, "normalizer": "lowercase_keyword"}
 _TEXT = {"type": "text", "analyzer": "standard"}
 _NAME_TEXT = {**_TEXT, "norms": False}
 _STORED_ONLY = {"type": "object", "enabled": False}
@@ -152,7 +156,7 @@ MAPPINGS: dict[IndexKind, dict[str, Any]] = {
             "fullName": _NAME_TEXT,
             # Whole names as people type them: "first last", "first middle last", legal and
             # doing-business-as organisation names.
-            "exactNames": _FILTER_KEYWORD,
+            "exactNames": _WORDS_KEYWORD,
             "names": {**_NAME_TEXT, "copy_to": "typoTolerant"},
             "organizations": {**_NAME_TEXT, "copy_to": "typoTolerant"},
             # One field for fuzzy matching: a fuzzy query costs per field, so names and
@@ -167,14 +171,14 @@ MAPPINGS: dict[IndexKind, dict[str, Any]] = {
             # FHIR string parameters: normalised terms (core.fhir_terms), matched as prefixes.
             CHANGED_AT: CHANGED_AT_MAPPING,
             "roleCodes": _FILTER_KEYWORD,
-            "familyNames": _FILTER_KEYWORD,
-            "givenNames": _FILTER_KEYWORD,
-            "nameParts": _FILTER_KEYWORD,
+            "familyNames": _WORDS_KEYWORD,
+            "givenNames": _WORDS_KEYWORD,
+            "nameParts": _WORDS_KEYWORD,
             "locationIds": _FILTER_KEYWORD,
-            "cities": _FILTER_KEYWORD,
-            "states": _FILTER_KEYWORD,
+            "cities": _WORDS_KEYWORD,
+            "states": _WORDS_KEYWORD,
             "postalCodes": _FILTER_KEYWORD,
-            "addressParts": _FILTER_KEYWORD,
+            "addressParts": _WORDS_KEYWORD,
             "locations": _STORED_ONLY,
             "provider": _STORED_ONLY,
         },

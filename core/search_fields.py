@@ -13,13 +13,13 @@ from core.documents import DerivedFields, GeoPoint, Location, Provider
 from core.fhir_terms import (
     family_terms,
     given_terms,
+    indexed,
     location_terms,
     role_codes,
-    searchable,
     unique,
 )
 from core.provider_names import provider_name
-from core.text import normalize
+from core.text import indexed_form
 
 DERIVED_FIELDS: Final = tuple(DerivedFields.__annotations__)
 
@@ -52,17 +52,17 @@ def derived_fields(provider: Provider, locations: Sequence[Location]) -> Derived
         "languages": provider["languages"],
         "pcpEligible": provider["pcpEligible"],
         "sources": provider["sources"],
-        "fullName": normalize(name),
+        "fullName": indexed_form(name),
         # Whole names as people type them: "first last", "first middle last", legal and
         # doing-business-as organisation names.
-        "exactNames": searchable(
+        "exactNames": indexed(
             [
                 name,
                 f"{provider['firstName'] or ''} {provider['lastName'] or ''}",
                 provider["doingBusinessAs"],
             ]
         ),
-        "organizations": searchable(
+        "organizations": indexed(
             [
                 provider["organizationName"],
                 provider["doingBusinessAs"],
@@ -70,8 +70,8 @@ def derived_fields(provider: Provider, locations: Sequence[Location]) -> Derived
                 *(h["name"] for h in provider["hospitalAffiliations"]),
             ]
         ),
-        "specialtyText": searchable(texts),
-        "credentials": searchable(provider["credentials"]),
+        "specialtyText": indexed(texts),
+        "credentials": indexed(provider["credentials"]),
         "points": points,
         "roleCodes": role_codes(provider),
         "familyNames": family_terms(provider),

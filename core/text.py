@@ -1,8 +1,9 @@
 """The one tokenisation rule for searchable text, used by the indexer and the service alike.
 
-The indexer writes every analysed search field through ``normalize`` (tokens joined by single
-spaces), and the service reads query text through ``tokens``; the mapping's standard analyzer
-then finds exactly these tokens on both sides. Core analysis has no asciifolding or
+The indexer writes every analysed search field through ``indexed_form`` (``normalize``'s
+tokens joined by single spaces, in their own case, which the mapping lower-cases), and the
+service reads query text through ``normalize`` and ``tokens``; the index then holds exactly
+these tokens on both sides. Core analysis has no asciifolding or
 word-delimiter filter (DESIGN 4), so the rule lives here, once:
 
 - accents folded and compatibility forms decomposed ("Peña" -> "pena", "ﬁ" -> "fi");
@@ -36,16 +37,30 @@ def fold(text: str) -> str:
 @lru_cache(maxsize=65536)  # names repeat a lot across millions of rows
 def normalize(text: str) -> str:
     """Searchable form of ``text``: lower-case tokens joined by single spaces."""
-    lowered = fold(text).lower()
+    return _words(fold(text).lower())
+
+
+@lru_cache(maxsize=65536)
+def indexed_form(text: str) -> str:
+    """``normalize(text)`` as a search document holds it: the same words, in the case ``text``
+    has (ASCII), which the mapping's lower-casing turns into normalize's. Beside the provider's
+    own spelling in the stored source, the compression shares them ("SMITH" twice, not "SMITH"
+    and "smith"). Other text is lower-cased here: Python's and Lucene's lower-casing differ
+    beyond ASCII."""
+    folded = fold(text)
+    return _words(folded if folded.isascii() else folded.lower())
+
+
+def _words(text: str) -> str:
     # Each rewrite only where its characters occur: most values have no apostrophe or dot,
-    # and plain letters, digits and spaces need no rewriting at all.
-    if lowered.isascii() and lowered.replace(" ", "").isalnum():
-        return " ".join(lowered.split())
-    if any(mark in lowered for mark in _APOSTROPHE_MARKS):
-        lowered = _APOSTROPHES.sub("", lowered)
-    if "." in lowered:
-        lowered = _INITIALISM.sub(lambda match: match.group(0).replace(".", ""), lowered)
-    return " ".join(_SEPARATORS.sub(" ", lowered).split())
+    # and plain letters, digits and spaces need no rewriting at all. None depends on case.
+    if text.isascii() and text.replace(" ", "").isalnum():
+        return " ".join(text.split())
+    if any(mark in text for mark in _APOSTROPHE_MARKS):
+        text = _APOSTROPHES.sub("", text)
+    if "." in text:
+        text = _INITIALISM.sub(lambda match: match.group(0).replace(".", ""), text)
+    return " ".join(_SEPARATORS.sub(" ", text).split())
 
 
 def tokens(text: str) -> list[str]:

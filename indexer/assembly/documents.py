@@ -26,7 +26,7 @@ from core.documents import (
     SearchDoc,
     Specialty,
 )
-from core.fhir_terms import name_terms, searchable
+from core.fhir_terms import indexed, name_terms
 from core.lookup_answers import lookup_document
 from core.network import PeriodKey, period_key, periods_of
 from core.npi import provider_id, provider_key
@@ -175,7 +175,7 @@ def search_document(
         {
             "npi": provider_key(provider["npis"], provider["id"]),
             "networks": periods_of(networks),
-            "names": searchable([provider["firstName"], provider["lastName"], *other_names]),
+            "names": indexed([provider["firstName"], provider["lastName"], *other_names]),
             "nameParts": name_terms(provider, other_names),
             **derived_fields(provider, locations),
             "locations": locations,
