@@ -239,7 +239,7 @@ class DerivedFields(TypedDict):
     languages: list[str]
     pcpEligible: bool
     sources: list[str]  # Provider.sources: an update of a Plan-Net directory finds its own
-    # Text fields below hold core.text.normalize()d text (one tokenisation rule, both sides).
+    # Text fields below hold core.text.indexed_form text (one tokenisation rule, both sides).
     fullName: str
     exactNames: list[str]
     organizations: list[str]
@@ -266,6 +266,7 @@ class SearchDoc(DerivedFields):
     names: list[str]
     nameParts: list[str]  # core.fhir_terms.name_terms
     locations: list[Location]
+    # Without its id when its NPI gives it: core.search_fields.provider_source, provider_of.
     provider: Provider
     changedAt: NotRequired[str]  # core.changes: stamped as the document is written
 

@@ -31,7 +31,7 @@ from core.lookup_answers import lookup_document
 from core.network import PeriodKey, period_key, periods_of
 from core.npi import provider_id, provider_key
 from core.primary_care import is_pcp_eligible
-from core.search_fields import derived_fields
+from core.search_fields import derived_fields, provider_source
 from indexer.assembly import plan_net
 from indexer.assembly.locations import all_locations
 from indexer.assembly.plan_net import Overlay
@@ -179,7 +179,7 @@ def search_document(
             "nameParts": name_terms(provider, other_names),
             **derived_fields(provider, locations),
             "locations": locations,
-            "provider": provider,
+            "provider": provider_source(provider),
         },
     )
 

@@ -21,6 +21,7 @@ from core.plan_net_codes import (
     profile,
 )
 from core.provider_names import provider_name
+from core.search_fields import provider_of
 from service.fhir.models import Resource, ResourceType
 
 IDENTIFIER_TYPES = "http://terminology.hl7.org/CodeSystem/v2-0203"
@@ -65,7 +66,7 @@ class ListedProvider(Provider):
 
 def listed(source: Json) -> ListedProvider:
     """The provider of a search document's ``_source`` (read with ``CHANGED_AT``)."""
-    return cast(ListedProvider, {**source["provider"], CHANGED_AT: source[CHANGED_AT]})
+    return cast(ListedProvider, {**provider_of(source), CHANGED_AT: source[CHANGED_AT]})
 
 
 def provider_meta(name: str, provider: ListedProvider) -> Resource:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import cast
 
 from core.documents import Json, Location
+from core.search_fields import provider_of
 from service.search.cursor import encode_cursor
 from service.search.facets import facets
 from service.search.places import ResolvedPlace
@@ -50,7 +51,7 @@ def provider_results(
             if place is not None
             else cast(list[SearchResultLocation], locations)
         )
-        results.append(cast(SearchResult, {**source["provider"], "locations": shown}))
+        results.append(cast(SearchResult, {**provider_of(source), "locations": shown}))
     return results
 
 

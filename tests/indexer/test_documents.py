@@ -7,7 +7,8 @@ import uuid
 
 import pytest
 
-from core.npi import ID_NAMESPACE, location_id, provider_id
+from core.npi import ID_NAMESPACE, listed_id, location_id, provider_id
+from core.search_fields import provider_of, provider_source
 from indexer.assembly.documents import build_documents, normalize_credentials
 from indexer.assembly.locations import format_zip
 from indexer.load.run import SourceFiles
@@ -78,6 +79,9 @@ def test_every_sample_row_maps_field_by_field(sample_sources: SourceFiles) -> No
         individual = row["Entity Type Code"] == "1"
         dba = row["Provider Other Organization Name Type Code"] == "3"
         assert provider["id"] == provider_id(row["NPI"])
+        # The search source leaves out the id the NPI gives; its readers put it back.
+        assert "id" not in search["provider"]
+        assert provider_of(search) == provider
         assert provider["entityType"] == ("individual" if individual else "organization")
         assert provider["lastName"] == _or_none(row["Provider Last Name (Legal Name)"])
         assert provider["firstName"] == _or_none(row["Provider First Name"])
@@ -120,3 +124,15 @@ def test_every_sample_row_maps_field_by_field(sample_sources: SourceFiles) -> No
             # Held in its own case; the mapping lower-cases it (core.text.indexed_form).
             organizations = [name.lower() for name in search["organizations"]]
             assert normalize(row["Provider Other Organization Name"]) in organizations
+
+
+def test_a_provider_whose_id_no_npi_gives_keeps_it_in_the_search_source(
+    sample_sources: SourceFiles,
+) -> None:
+    record = next(r for r in read_nppes(sample_sources.nppes_file) if isinstance(r, NppesRecord))
+    provider = build_documents(record, read_nucc(sample_sources.nucc)).provider
+    listed = {**provider, "id": listed_id("plan-net:acme", "Practitioner/p1"), "npis": []}
+    with_other_id = {**provider, "id": listed_id("plan-net:acme", "Practitioner/p2")}
+    for kept in (listed, with_other_id):
+        assert provider_source(kept) == kept  # type: ignore[arg-type]
+        assert provider_of({"provider": provider_source(kept)}) == kept

@@ -12,6 +12,7 @@ from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import IndexNames
 from core.lookup_answers import stored_provider
+from core.search_fields import provider_of
 from devtools.tcp_proxy import TcpProxy
 from indexer.cli.main import main
 from indexer.generate.weekly import UpdateCounts, generate_update
@@ -55,7 +56,7 @@ async def _disagreeing(es: AsyncElasticsearch, names: IndexNames, npis: list[str
         npi
         for npi in npis
         if (stored_provider(lookup) if (lookup := found["providers"][npi]) else None)
-        != (found["search"][npi] or {}).get("provider")
+        != (provider_of(search) if (search := found["search"][npi]) else None)
     ]
 
 

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import hashlib
+import uuid
 from typing import Any
 
 import pytest
 from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import IndexNames
-from core.npi import with_check_digit
+from core.npi import ID_NAMESPACE, with_check_digit
 from indexer.load.run import LoadReport, SourceFiles
 from tests.conftest import ApiClient
+from tests.service.search.calls import search
 from tests.source_rows import active_rows, nppes_rows, taxonomies
 
 PRACTICE = "Provider Business Practice Location Address"
@@ -68,6 +70,25 @@ async def test_provider_fields_equal_the_source_row(
         assert {k: body[k] for k in expected} == expected
         assert all(s["displayName"] for s in body["specialties"])
         assert len(body["id"]) == 36
+
+
+async def test_a_search_result_is_the_provider_a_lookup_answers(
+    api: ApiClient, auth_header: dict[str, str], sample_rows: list[dict[str, str]]
+) -> None:
+    """Search documents store the provider without the id its NPI gives (issue 35); a search
+    result carries it all the same, the lookup's provider field for field."""
+    for row in sample_rows[:20]:
+        name = (
+            row["Provider Organization Name (Legal Business Name)"]
+            or row["Provider Last Name (Legal Name)"]
+        )
+        page = await search(api, auth_header, query=name, pageSize=100)
+        [found] = [r for r in page["results"] if r["npis"] == [row["NPI"]]]
+        lookup = await (await api.get(f"/v2/providers/{row['NPI']}", headers=auth_header)).json()
+        assert (
+            found["id"] == lookup["id"] == str(uuid.uuid5(ID_NAMESPACE, f"provider:{row['NPI']}"))
+        )
+        assert {k: v for k, v in found.items() if k != "locations"} == lookup
 
 
 async def test_locations_equal_the_source_practice_address(
