@@ -11,7 +11,7 @@ API's own comparisons are in lower case.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TypedDict
 
 from core.documents import Address, Location, Provider
@@ -23,23 +23,19 @@ _indexed_form_uncached = indexed_form.__wrapped__
 _NOT_IN_ID = re.compile(r"[^A-Za-z0-9.-]+")
 
 
-def searchable(values: Iterable[str | None]) -> list[str]:
-    """The distinct non-empty normalised values, in order (a loop: the lists are short, and
-    this runs several times for every provider of a load)."""
+def searchable(values: Iterable[str | None], form: Callable[[str], str] = normalize) -> list[str]:
+    """The distinct non-empty normalised values (in ``form``), in order (a loop: the lists are
+    short, and this runs several times for every provider of a load)."""
     found: list[str] = []
     for value in values:
-        if value and (term := normalize(value)) and term not in found:
+        if value and (term := form(value)) and term not in found:
             found.append(term)
     return found
 
 
 def indexed(values: Iterable[str | None]) -> list[str]:
     """``searchable`` as a search document holds the values (core.text.indexed_form)."""
-    found: list[str] = []
-    for value in values:
-        if value and (term := indexed_form(value)) and term not in found:
-            found.append(term)
-    return found
+    return searchable(values, indexed_form)
 
 
 def unique(values: Iterable[str | None]) -> list[str]:
