@@ -133,7 +133,10 @@ MAPPINGS: dict[IndexKind, dict[str, Any]] = {
         # +23 µs of its CPU per provider at 1M and a wait before the force merge to drop the
         # copy, for 300 bytes per provider less (issue 35, BENCHMARKS.md).
         "properties": {
-            "npi": _KEYWORD,  # the tie-break of every sort
+            # The tie-break of every sort (doc values), not indexed: a query for a provider
+            # asks for its document id, the same key (``ids``). One distinct term per
+            # document cost Elasticsearch ~6 µs per provider at load (issue 35).
+            "npi": {"type": "keyword", "index": False},
             "entityType": _FILTER_KEYWORD,
             "gender": _KEYWORD,
             "taxonomyCodes": _FILTER_KEYWORD,

@@ -48,6 +48,14 @@ def reference_id(clause: Clause, value: str) -> str | None:
     return parts[-1] if parts[-2] == kind else None
 
 
+def _equals(field: str, value: str | None) -> Json:
+    """The documents whose ``field`` holds ``value``; a provider's key is its document's id
+    (the search index keeps ``npi`` for sorting only)."""
+    if not value:
+        return NOTHING
+    return {"ids": {"values": [value]}} if field == F.npi else {"term": {field: value}}
+
+
 def _string(fields: tuple[str, ...], value: str, modifier: str | None) -> Json:
     wanted = normalize(value)
     matched: list[Json]
@@ -73,16 +81,15 @@ def _value_query(clause: Clause, index: int) -> Json:
         return NOTHING
     if field == ROLE_ID:  # the provider's hit: its roles are picked from it (role_ids)
         key = role_provider_key(value)
-        return {"term": {F.npi: key}} if key else NOTHING
+        return _equals(F.npi, key)
     if field == NPI_IDENTIFIER:
-        npi = _token_code(field, value)
-        return {"term": {F.npi: npi}} if npi else NOTHING
+        return _equals(F.npi, _token_code(field, value))
     if param.type == "token":
-        code = value if field in (F.npi, F.locationIds) else _token_code(field, value)
-        return {"term": {field: code}} if code else NOTHING
+        return _equals(
+            field, value if field in (F.npi, F.locationIds) else _token_code(field, value)
+        )
     if param.type == "reference":
-        found = reference_id(clause, value)
-        return {"term": {field: found}} if found else NOTHING
+        return _equals(field, reference_id(clause, value))
     return _string((field, *param.also), value, clause.modifier)
 
 

@@ -40,8 +40,9 @@ def test_token_systems_must_be_the_fields_own() -> None:
 
 
 def test_references_take_their_type_or_match_nothing() -> None:
+    # A provider's key is its search document's id.
     assert _filters("PractitionerRole", [("practitioner", "Practitioner/1234567893")])[0] == {
-        "term": {"npi": "1234567893"}
+        "ids": {"values": ["1234567893"]}
     }
     assert _filters("PractitionerRole", [("practitioner", "Organization/1234567893")])[0] == {
         "bool": {"must_not": {"match_all": {}}}
