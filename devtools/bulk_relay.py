@@ -8,9 +8,8 @@ told to do with ``_bulk`` requests (tests of indexer/write/bulk.py):
   these document ids are answered 429 (``es_rejected_execution_exception``) although the node
   really indexed them, so a client that sends them again must do so idempotently;
 - ``hold_s``: every bulk answer is held that long (requests in flight at a known moment).
-It records the document ids of every bulk request (``bulk_ids``), how many were in flight (in
-all, and naming one index) and the Authorization header of every request (``authorizations``,
-None where there was none).
+It records the document ids of every bulk request (``bulk_ids``), how many were in flight and
+the Authorization header of every request (``authorizations``, None where there was none).
 
 Without an upstream it answers every bulk request with a canned success (an item 201 per
 action, with an index name and id if the filter path asks for them; no node involved), to time a
@@ -60,23 +59,18 @@ def _headers(headers: Any) -> dict[str, str]:
     return {k: v for k, v in headers.items() if k.lower() not in _NOT_FORWARDED}
 
 
-def action_metas(body: bytes) -> list[dict[str, Any]]:
-    """The metadata (``_index``, ``_id``) of every action of an NDJSON bulk body, in order."""
-    metas: list[dict[str, Any]] = []
+def action_ids(body: bytes) -> list[str]:
+    """The document id of every action of an NDJSON bulk body, in order."""
+    ids: list[str] = []
     lines = iter(body.splitlines())
     for line in lines:
         if not line:
             continue
         ((op_type, meta),) = orjson.loads(line).items()
-        metas.append(meta)
+        ids.append(str(meta.get("_id", "")))
         if op_type != "delete":
             next(lines, None)  # its source line
-    return metas
-
-
-def action_ids(body: bytes) -> list[str]:
-    """The document id of every action of an NDJSON bulk body, in order."""
-    return [str(meta.get("_id", "")) for meta in action_metas(body)]
+    return ids
 
 
 def _whole_rejection(status: int) -> _Answer:
@@ -116,8 +110,6 @@ class BulkRelay:
         self.authorizations: list[str | None] = []
         self.in_flight = 0
         self.max_in_flight = 0
-        self._index_in_flight: Counter[str] = Counter()
-        self.max_in_flight_per_index = 0  # bulk requests naming one index, at once
         self.port = 0
 
     @property
@@ -156,20 +148,12 @@ class BulkRelay:
         body = await request.read()
         if not request.path.endswith("/_bulk"):
             return (await self._forward(request, body)).response()
-        # Relayed requests only: a canned answer times the client, which parsing would slow.
-        metas = action_metas(body) if self._upstream is not None else []
-        indices = {str(meta.get("_index", "")) for meta in metas}
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
-        self._index_in_flight.update(indices)
-        self.max_in_flight_per_index = max(
-            [self.max_in_flight_per_index, *(self._index_in_flight[i] for i in indices)]
-        )
         try:
             return (await self._bulk(request, body)).response()
         finally:
             self.in_flight -= 1
-            self._index_in_flight.subtract(indices)
 
     async def _bulk(self, request: web.Request, body: bytes) -> _Answer:
         if self._upstream is None:

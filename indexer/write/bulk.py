@@ -12,7 +12,6 @@ request raises and rejected items are failures. Any other failed item is a failu
 from __future__ import annotations
 
 import asyncio
-from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import chain, islice
@@ -41,10 +40,6 @@ _lines = itemgetter(0, 1)
 # Every item keeps its status (so positions hold); the error only where there is one.
 _FILTER = "errors,items.*.status,items.*.error"
 REJECTED_ITEM_STATUS = 429
-# Actions built between two turns of the event loop, which reads answers and sends the next
-# request of an index whose previous one was answered meanwhile.
-_YIELD_EVERY = 64
-_AHEAD = 2  # chunks an index may have built behind its request in flight
 
 
 def action_lines(op_type: str, index: str) -> Callable[[str], bytes]:
@@ -157,44 +152,6 @@ async def _send(
             return
 
 
-def _index_of(header: bytes) -> bytes:
-    """The index an action line names (``action_lines`` writes ``_index`` before ``_id``)."""
-    return header.partition(b'"_index":')[2].partition(b",")[0]
-
-
-class _Lane:
-    """One index's writer: its chunks sent one request at a time, in order."""
-
-    def __init__(self, send: Callable[[list[Action]], Awaitable[None]]) -> None:
-        self._send = send
-        self._chunks: deque[list[Action]] = deque()
-        self._sent = asyncio.Event()
-        self.task: asyncio.Task[None] | None = None
-
-    def add(self, chunk: list[Action]) -> None:
-        self._chunks.append(chunk)
-        if self.task is None or self.task.done():
-            if self.task is not None:
-                self.task.result()  # a failed request ends the load here
-            self.task = asyncio.create_task(self._write())
-
-    async def _write(self) -> None:
-        while self._chunks:
-            await self._send(self._chunks[0])
-            self._chunks.popleft()
-            self._sent.set()
-
-    async def room(self, ahead: int) -> None:
-        """Until at most ``ahead`` chunks wait behind the request in flight."""
-        while len(self._chunks) > ahead + 1 and self.task is not None and not self.task.done():
-            self._sent.clear()
-            sent = asyncio.ensure_future(self._sent.wait())
-            await asyncio.wait({self.task, sent}, return_when=asyncio.FIRST_COMPLETED)
-            sent.cancel()
-        if self.task is not None and self.task.done():
-            self.task.result()
-
-
 async def bulk_index(
     es: AsyncElasticsearch,
     actions: Iterable[Action],
@@ -203,52 +160,32 @@ async def bulk_index(
     concurrency: int = 2,
     backoff: Backoff = DEFAULT_BACKOFF,
 ) -> BulkResult:
-    """Index ``actions``, each index's in chunks of ``chunk_size``, with at most ``concurrency``
-    bulk requests in flight and at most one per index.
+    """Index ``actions`` with at most ``concurrency`` bulk requests in flight.
 
-    One writer per index: Elasticsearch indexes a shard fastest from one thread (one segment
-    buffer, not one per concurrent request to merge later: ~10 µs of its CPU per provider at
-    134k, issue 35), while the indices are written side by side. Building the next chunks (CPU
-    in this process) overlaps with Elasticsearch indexing the ones sent, up to ``_AHEAD``
-    chunks per index; rejections (429s) are retried with ``backoff``, other failures are
-    returned. Connection errors and other errors of a whole request propagate.
+    Building the next chunk (CPU in this process) overlaps with Elasticsearch indexing the
+    previous ones; rejections (429s) are retried with ``backoff``, other failures are returned.
+    Connection errors and other errors of a whole request propagate.
     """
     # The transport would resend a 429/502/503/504 at once, without waiting, to a node that is
     # already overloaded: those statuses are retried here, with backoff. Connection errors are
     # still retried by the transport (its max_retries).
     es = es.options(retry_on_status=())
     result = BulkResult()
-    slots = asyncio.Semaphore(concurrency)
-
-    async def send(chunk: list[Action]) -> None:
-        async with slots:
-            await _send(es, chunk, result, backoff)
-
-    lanes: dict[bytes, _Lane] = {}
-    waiting: dict[bytes, list[Action]] = {}  # per index, the chunk being filled
+    in_flight: set[asyncio.Task[None]] = set()
     try:
-        for count, action in enumerate(actions, 1):
-            index = _index_of(action[0])
-            chunk = waiting.setdefault(index, [])
-            chunk.append(action)
-            if len(chunk) >= chunk_size:
-                del waiting[index]
-                lane = lanes.setdefault(index, _Lane(send))
-                lane.add(chunk)
-                await lane.room(_AHEAD)
-            elif not count % _YIELD_EVERY:
-                await asyncio.sleep(0)  # answers are read and the next requests go out
-        for index, chunk in waiting.items():
-            lanes.setdefault(index, _Lane(send)).add(chunk)
-        tasks = [lane.task for lane in lanes.values() if lane.task is not None]
-        for outcome in await asyncio.gather(*tasks, return_exceptions=True):
-            if isinstance(outcome, BaseException):
-                raise outcome
+        for chunk in chunked(actions, chunk_size):
+            if len(in_flight) >= concurrency:
+                done, in_flight = await asyncio.wait(in_flight, return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    task.result()
+            in_flight.add(asyncio.create_task(_send(es, chunk, result, backoff)))
+            await asyncio.sleep(0)  # let the request go out before building the next chunk
+        if in_flight:
+            for outcome in await asyncio.gather(*in_flight, return_exceptions=True):
+                if isinstance(outcome, BaseException):
+                    raise outcome
     finally:
         # Let requests already sent finish rather than cancel them: Elasticsearch keeps executing
         # a bulk after its client goes away, and would re-create an index deleted meanwhile.
-        await asyncio.gather(
-            *(lane.task for lane in lanes.values() if lane.task is not None),
-            return_exceptions=True,
-        )
+        await asyncio.gather(*in_flight, return_exceptions=True)
     return result
