@@ -9,6 +9,7 @@ from datetime import timedelta
 
 import pytest
 from elasticsearch import AsyncElasticsearch
+from elasticsearch.helpers import async_scan
 from fhir.resources.R4B.capabilitystatement import CapabilityStatement
 from fhir.resources.R4B.searchparameter import SearchParameter
 
@@ -323,6 +324,25 @@ async def test_read_a_location_found_by_its_zip(api: ApiClient) -> None:
     ]
     assert await F.fetch(api, f"/fhir/Location/{found['id']}") == found
     await F.fetch(api, "/fhir/Location/no-such-location", status=404)
+
+
+async def test_every_provider_is_found_by_its_search_documents_id(
+    api: ApiClient, es: AsyncElasticsearch, served_names: IndexNames
+) -> None:
+    """FHIR asks for a provider by its search document's id (``npi`` is kept for sorting only):
+    every document's id is its key, a payer's provider without a usable NPI's too."""
+    keys: dict[str, str] = {}
+    async for hit in async_scan(
+        es, index=served_names.alias("search"), _source=["npi", "entityType"]
+    ):
+        assert hit["_id"] == hit["_source"]["npi"]
+        keys[hit["_id"]] = hit["_source"]["entityType"]
+    listed = sorted(key for key in keys if not key.isdigit())
+    assert listed and len(keys) > len(listed)
+    for key in (listed[0], min(keys)):
+        kind = "Practitioner" if keys[key] == "individual" else "Organization"
+        pages = await F.walk(api, kind, [("_id", key)])
+        assert [r["id"] for r in F.entries(pages)] == [key]
 
 
 async def test_unknown_and_inactive_ids_are_not_found(api: ApiClient) -> None:
