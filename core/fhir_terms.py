@@ -60,13 +60,15 @@ def given_terms(provider: Provider) -> list[str]:
     return indexed([provider["firstName"], provider["middleName"]])
 
 
-def name_terms(provider: Provider, other_names: Sequence[str] = ()) -> list[str]:
-    """The name parts the family and given terms do not hold (the ``name`` parameter reads
-    all three): the whole HumanName text, prefix and suffix; organisation name,
-    doing-business-as and other names."""
+def name_terms(
+    provider: Provider, other_names: Sequence[str] = (), held: Sequence[str] = ()
+) -> list[str]:
+    """The name parts no other field the ``name`` parameter reads holds (family and given
+    terms, and ``held``: the search document's whole names, core.search_fields): the whole
+    HumanName text, prefix and suffix; organisation name, doing-business-as and other names."""
     person = (provider["firstName"], provider["middleName"], provider["lastName"])
     whole = " ".join(p for p in person if p)
-    return indexed(
+    terms = indexed(
         [
             whole,
             provider["prefix"],
@@ -76,6 +78,7 @@ def name_terms(provider: Provider, other_names: Sequence[str] = ()) -> list[str]
             *other_names,
         ]
     )
+    return [term for term in terms if term not in held]
 
 
 def postal_terms(zip_code: str | None) -> list[str]:

@@ -169,6 +169,7 @@ def search_document(
     networks: Sequence[PeriodKey | None] = (),
 ) -> SearchDoc:
     """``networks``: the plan years and periods of the provider's coverage rows."""
+    derived = derived_fields(provider, locations)
     # A cast: mypy cannot see that the ** item leaves out only the stamp (changedAt).
     return cast(
         SearchDoc,
@@ -176,8 +177,9 @@ def search_document(
             "npi": provider_key(provider["npis"], provider["id"]),
             "networks": periods_of(networks),
             "names": indexed([provider["firstName"], provider["lastName"], *other_names]),
-            "nameParts": name_terms(provider, other_names),
-            **derived_fields(provider, locations),
+            # The whole names are indexed once, in exactNames, which FHIR's name reads too.
+            "nameParts": name_terms(provider, other_names, derived["exactNames"]),
+            **derived,
             "locations": locations,
             "provider": provider_source(provider),
         },

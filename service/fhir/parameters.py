@@ -29,8 +29,9 @@ _ROLE_ID = Param("token", ROLE_ID, "Resource.id")
 _LAST_UPDATED = Param("date", CHANGED_AT, "Resource.meta.lastUpdated")
 _IDENTIFIER = Param("token", NPI_IDENTIFIER, "identifier")
 # A name's and an address's parts are indexed once, in the narrowest field that holds them:
-# the name and address parameters read those fields too.
-_NAME_ALSO = (F.familyNames, F.givenNames)
+# the name and address parameters read those fields too. The whole names are /v2's exact names
+# ("first middle last", "first last", an organisation's legal and doing-business-as names).
+_NAME_ALSO = (F.exactNames, F.familyNames, F.givenNames)
 _ADDRESS_ALSO = (F.cities, F.states, F.postalCodes)
 _NAME = Param("string", F.nameParts, "name", also=_NAME_ALSO)
 _ADDRESS = Param("string", F.addressParts, "address", per_location=True, also=_ADDRESS_ALSO)

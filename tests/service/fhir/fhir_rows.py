@@ -116,12 +116,15 @@ def given_terms(row: Row) -> list[str]:
 
 
 def name_terms(row: Row) -> list[str]:
-    """The official name: each part, the whole name, and an organisation's names."""
+    """The official name: each part, the whole name (also without the middle name, as people
+    type it), and an organisation's names."""
     person = [row[f"Provider {p}"] for p in ("First Name", "Middle Name")]
     person.append(row["Provider Last Name (Legal Name)"])
+    first_last = (row["Provider First Name"], row["Provider Last Name (Legal Name)"])
     return terms(
         [
             " ".join(p for p in person if p),
+            " ".join(p for p in first_last if p),
             *person,
             row["Provider Name Prefix Text"],
             row["Provider Name Suffix Text"],
@@ -223,7 +226,8 @@ class Listed:
 
     def name_terms(self) -> list[str]:
         whole = " ".join((*self.given, self.family))
-        return terms([whole, *self.given_terms(), self.family, *self.titles])
+        first_last = " ".join((*self.given[:1], self.family))
+        return terms([whole, first_last, *self.given_terms(), self.family, *self.titles])
 
 
 def _nucc(concepts: Iterable[Json]) -> set[str]:

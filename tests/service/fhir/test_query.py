@@ -25,8 +25,9 @@ def test_strings_are_normalised_prefixes_and_types_filter_the_entity() -> None:
         {"prefix": {"familyNames": "pena"}},
         {"term": {"entityType": "individual"}},
     ]
-    # A name's parts are indexed once: the whole name, family and given names apart.
-    name_fields = ("nameParts", "familyNames", "givenNames")
+    # A name's parts are indexed once: the whole names (/v2's exact names), family and given
+    # names apart, and what none of those holds (prefix, suffix, other names).
+    name_fields = ("nameParts", "exactNames", "familyNames", "givenNames")
     assert _filters("Organization", [("name:exact", "St. Mary's")])[0] == {
         "bool": {"should": [{"term": {field: "st marys"}} for field in name_fields]}
     }
