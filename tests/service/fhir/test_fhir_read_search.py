@@ -114,6 +114,22 @@ def case_name_accented() -> Case:
     return _name_case(value)
 
 
+def _with_middle_name() -> Row:
+    return next(r for r in F.individuals() if r["Provider Middle Name"] and r[FIRST])
+
+
+def case_name_whole() -> Case:
+    """A person's whole name, as written and as people type it without the middle name."""
+    row = _with_middle_name()
+    whole = " ".join((row[FIRST], row["Provider Middle Name"], row[LAST]))
+    return _name_case(_unambiguous([whole], "exact"), "exact")
+
+
+def case_name_first_last() -> Case:
+    row = _with_middle_name()
+    return _name_case(_unambiguous([f"{row[FIRST]} {row[LAST]}"], "exact"), "exact")
+
+
 def case_two_ids() -> Case:
     npis = {F.individuals()[0]["NPI"], F.plan_net_people()[0].npi}
     return [("_id", ",".join(sorted(npis)))], npis
@@ -127,6 +143,8 @@ PRACTITIONER_CASES = [
     case_name_exact,
     case_name_contains,
     case_name_accented,
+    case_name_whole,
+    case_name_first_last,
     case_two_ids,
 ]
 
