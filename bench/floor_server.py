@@ -3,13 +3,16 @@ read) on a bare aiohttp app, with no auth, request id, access log, metrics or pr
 ``lookup_bench --floor`` runs it as a third arm, so the service's cost splits into what any
 Python hop costs (floor against direct) and what the service's edge adds (service against floor).
 
-Usage: python -m bench.floor_server ES_URL PREFIX PORT
+Usage: python -m bench.floor_server ES_URL PREFIX (PORT | --fd FD) [--es-timeout S]
+(``--fd``: serve on an inherited listening socket, as bench.harness.listening_socket binds it)
 """
 
 from __future__ import annotations
 
-import sys
+import argparse
+import socket
 from collections.abc import AsyncIterator
+from typing import Any
 
 import uvloop
 from aiohttp import web
@@ -20,6 +23,8 @@ from service.providers.lookup import lookup
 from service.providers.models import Part
 from service.web.keys import ES, INDEX_NAMES
 from service.web.types import Handler
+
+DEFAULT_TIMEOUT_S = 30.0  # core.es_client.make_client's
 
 
 def _handler(part: Part) -> Handler:
@@ -35,12 +40,12 @@ async def _ready(_: web.Request) -> web.Response:
     return web.Response(text="ready")
 
 
-def floor_app(es_url: str, prefix: str) -> web.Application:
+def floor_app(es_url: str, prefix: str, es_timeout_s: float = DEFAULT_TIMEOUT_S) -> web.Application:
     app = web.Application()
     app[INDEX_NAMES] = IndexNames(prefix)
 
     async def elasticsearch(app: web.Application) -> AsyncIterator[None]:
-        app[ES] = make_client(es_url)
+        app[ES] = make_client(es_url, request_timeout=es_timeout_s)
         yield
         await app[ES].close()
 
@@ -51,12 +56,28 @@ def floor_app(es_url: str, prefix: str) -> web.Application:
     return app
 
 
-def main() -> None:
-    es_url, prefix, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("es_url")
+    parser.add_argument("prefix")
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("port", type=int, nargs="?")
+    where.add_argument("--fd", type=int, help="an inherited listening socket to serve on")
+    parser.add_argument(
+        "--es-timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT_S,
+        help="Elasticsearch request timeout, s",
+    )
+    args = parser.parse_args(argv)
+    listen: dict[str, Any] = (
+        {"sock": socket.socket(fileno=args.fd)}
+        if args.fd is not None
+        else {"host": "127.0.0.1", "port": args.port}
+    )
     web.run_app(
-        floor_app(es_url, prefix),
-        host="127.0.0.1",
-        port=port,
+        floor_app(args.es_url, args.prefix, args.es_timeout),
+        **listen,
         access_log=None,
         print=None,
         loop=uvloop.new_event_loop(),

@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import contextlib
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -75,7 +76,7 @@ async def run_level(
     async def worker(offset: int) -> None:
         nonlocal errors
         i = offset
-        while time.perf_counter() < deadline:
+        while True:  # one request at least, however late the loop gets here on a busy machine
             started = time.perf_counter()
             ok = await call(i % total)
             elapsed_ms = (time.perf_counter() - started) * 1000
@@ -84,6 +85,8 @@ async def run_level(
                 by_class.setdefault(classes[i % total], []).append(elapsed_ms)
             errors += not ok
             i += clients
+            if time.perf_counter() >= deadline:
+                return
 
     started = time.perf_counter()
     await asyncio.gather(*(worker(n) for n in range(clients)))
@@ -148,23 +151,48 @@ async def answered(
         return response.status == 200
 
 
+def listening_socket(port: int) -> socket.socket:
+    """127.0.0.1:``port`` bound and listening (0: any free port), for a child to serve on
+    (``--fd``): the port is held from the moment it is chosen, so no other process can take it
+    before the child serves, and a request sent before the child is up waits for it."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", port))
+    sock.listen(128)
+    return sock
+
+
+def served_url(sock: socket.socket) -> str:
+    return f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+
 def start_service(
-    es_url: str, prefix: str, port: int, log: IO[bytes] | int = subprocess.DEVNULL
+    es_url: str,
+    prefix: str,
+    sock: socket.socket,
+    log: IO[bytes] | int = subprocess.DEVNULL,
+    es_timeout_s: float | None = None,
 ) -> subprocess.Popen[bytes]:
-    """``provider-directory serve`` on 127.0.0.1:``port``, rate limiting off; its output (the
-    JSON access and error log) to ``log``."""
+    """``provider-directory serve`` on ``sock`` (a listening socket it inherits), rate limiting
+    off; its output (the JSON access and error log) to ``log``. ``es_timeout_s``: its
+    Elasticsearch request timeout (default: the service's own, as deployed)."""
     env = {
         **os.environ,
         "ELASTICSEARCH_URL": es_url,
         "PD_INDEX_PREFIX": prefix,
-        "PD_HOST": "127.0.0.1",
-        "PD_PORT": str(port),
         "PD_ENVIRONMENT": "development",
         "PD_RATE_LIMIT_PER_S": "0",  # measure the service, not its rate limiter
         "PD_METRICS_ENABLED": "true",
     }
+    if es_timeout_s is not None:
+        env["PD_ES_REQUEST_TIMEOUT_S"] = str(es_timeout_s)
+    fd = sock.fileno()
     return subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "serve"], env=env, stdout=log, stderr=log
+        [sys.executable, "-m", "service.cli", "serve", "--fd", str(fd)],
+        env=env,
+        stdout=log,
+        stderr=log,
+        pass_fds=(fd,),
     )
 
 
@@ -195,9 +223,16 @@ def stop_service(process: subprocess.Popen[bytes], grace_s: float = 10.0) -> Non
         process.wait()
 
 
-async def wait_ready(url: str) -> None:
-    async with aiohttp.ClientSession() as http:
-        for _ in range(100):
+# A guard against a child that hangs at start-up, not a measure of its speed.
+READY_GUARD_S = 600.0
+
+
+async def wait_ready(url: str, process: subprocess.Popen[bytes] | None = None) -> None:
+    """Until ``url``/readyz answers 200; a clear error when ``process`` exits first. A request
+    made before the server serves waits in its socket's queue (listening_socket)."""
+    unbounded = aiohttp.ClientTimeout(total=None)
+    async with asyncio.timeout(READY_GUARD_S), aiohttp.ClientSession(timeout=unbounded) as http:
+        while process is None or process.poll() is None:
             try:
                 async with http.get(f"{url}/readyz") as response:
                     if response.status == 200:
@@ -205,19 +240,27 @@ async def wait_ready(url: str) -> None:
             except aiohttp.ClientError:
                 pass
             await asyncio.sleep(0.2)
-    raise RuntimeError("service did not become ready")
+    raise RuntimeError(f"the server of {url} exited ({process.returncode}) before it was ready")
 
 
 @asynccontextmanager
 async def service_process(
-    es_url: str, prefix: str, port: int, log: IO[bytes] | int = subprocess.DEVNULL
+    es_url: str,
+    prefix: str,
+    port: int,
+    log: IO[bytes] | int = subprocess.DEVNULL,
+    *,
+    es_timeout_s: float | None = None,
 ) -> AsyncIterator[tuple[str, subprocess.Popen[bytes]]]:
-    """The service on ``port`` against ``es_url``/``prefix``, ready: its URL and process (for
-    its pid); stopped on the way out, also on failure or cancellation."""
-    url = f"http://127.0.0.1:{port}"
-    process = start_service(es_url, prefix, port, log)
+    """The service on ``port`` (0: any free one) against ``es_url``/``prefix``, ready: its URL
+    and process (for its pid); stopped on the way out, also on failure or cancellation.
+    ``es_timeout_s`` as start_service takes it."""
+    with listening_socket(port) as sock:
+        url = served_url(sock)
+        process = start_service(es_url, prefix, sock, log, es_timeout_s)
+    # Closed here: the child holds the only copy, so its exit refuses what waits for it.
     try:
-        await wait_ready(url)
+        await wait_ready(url, process)
         yield url, process
     finally:
         stop_service(process)
@@ -230,7 +273,9 @@ async def running_service(args: argparse.Namespace) -> AsyncIterator[str]:
     if getattr(args, "service_url", None):  # one already running: measured as it is
         yield str(args.service_url).rstrip("/")
         return
-    async with service_process(args.es_url, args.prefix, args.port) as (url, process):
+    async with service_process(
+        args.es_url, args.prefix, args.port, es_timeout_s=getattr(args, "es_timeout", None)
+    ) as (url, process):
         with sampled(process.pid, getattr(args, "profile", None)):
             yield url
 
@@ -242,7 +287,12 @@ def harness_parser(doc: str | None, levels: list[int], port: int) -> argparse.Ar
     parser.add_argument("--prefix", required=True)
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--levels", type=lambda s: [int(x) for x in s.split(",")], default=levels)
-    parser.add_argument("--port", type=int, default=port)
+    parser.add_argument("--port", type=int, default=port, help="0: any free port")
+    parser.add_argument(
+        "--es-timeout",
+        type=float,
+        help="the started service's Elasticsearch request timeout, s (default: its own)",
+    )
     parser.add_argument("--warm-up", type=float, default=3, help="s per arm before measuring")
     parser.add_argument(
         "--service-url", help="measure the service already running there (default: start one)"

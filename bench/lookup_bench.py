@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Awaitable
@@ -20,9 +21,11 @@ import aiohttp
 
 from bench.harness import (
     harness_parser,
+    listening_socket,
     parse_harness_args,
     print_comparison,
     running_service,
+    served_url,
     stop_service,
     wait_ready,
 )
@@ -52,21 +55,28 @@ async def fetched(http: aiohttp.ClientSession, url: str, headers: dict[str, str]
 
 @contextlib.asynccontextmanager
 async def floor_server(args: argparse.Namespace) -> AsyncIterator[str | None]:
-    """bench.floor_server on the next port when ``--floor`` asks for it; its URL."""
+    """bench.floor_server on the port after ``--port`` (any free one with ``--port 0``) when
+    ``--floor`` asks for it; its URL."""
     if not args.floor:
         yield None
         return
-    port = args.port + 1
-    process = start_floor(args.es_url, args.prefix, port)
+    with listening_socket(args.port + 1 if args.port else 0) as sock:
+        url = served_url(sock)
+        process = start_floor(args.es_url, args.prefix, sock, args.es_timeout)
     try:
-        await wait_ready(f"http://127.0.0.1:{port}")
-        yield f"http://127.0.0.1:{port}"
+        await wait_ready(url, process)
+        yield url
     finally:
         stop_service(process)
 
 
-def start_floor(es_url: str, prefix: str, port: int) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-m", "bench.floor_server", es_url, prefix, str(port)])
+def start_floor(
+    es_url: str, prefix: str, sock: socket.socket, es_timeout_s: float | None
+) -> subprocess.Popen[bytes]:
+    fd = sock.fileno()
+    timeout = [] if es_timeout_s is None else ["--es-timeout", str(es_timeout_s)]
+    command = [sys.executable, "-m", "bench.floor_server", es_url, prefix, "--fd", str(fd)]
+    return subprocess.Popen([*command, *timeout], pass_fds=(fd,))
 
 
 async def main_async(args: argparse.Namespace) -> None:

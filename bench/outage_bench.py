@@ -47,6 +47,8 @@ async def _any_npi(es: AsyncElasticsearch, prefix: str) -> str:
 
 
 async def run(es_url: str, prefix: str, rounds: int) -> list[str]:
+    async with make_client(es_url) as plain:  # not through the proxy nor the 0.9 s budget
+        npi = await _any_npi(plain, prefix)
     proxy = TcpProxy(es_url)
     await proxy.start()
     settings = Settings(elasticsearch_url=proxy.url, index_prefix=prefix, rate_limit_per_s=0)
@@ -58,11 +60,23 @@ async def run(es_url: str, prefix: str, rounds: int) -> list[str]:
         max_retries=settings.es_max_retries,
     )
     auth = {"Authorization": f"Bearer {mint_token(settings)}"}
-    npi = await _any_npi(direct, prefix)
+
+    async def service_status() -> int:
+        async with client.get(PROVIDER.format(npi=npi), headers=auth) as response:
+            await response.read()
+            return response.status
 
     async def service_get(expected: int) -> None:
-        response = await client.get(PROVIDER.format(npi=npi), headers=auth)
-        assert response.status == expected, response.status
+        status = await service_status()
+        assert status == expected, status
+
+    async def service_answers() -> None:
+        """Until a 200: on a machine too busy for the 0.9 s budget, a healthy node's answer can
+        be a 503 too, and is asked again; so this is the time to the first answer."""
+        while True:
+            if await service_status() == 200:
+                return
+            await asyncio.sleep(0.05)
 
     async def direct_get(fails: bool) -> None:
         try:
@@ -74,19 +88,19 @@ async def run(es_url: str, prefix: str, rounds: int) -> list[str]:
 
     results: dict[str, list[float]] = {}
 
-    async def phase(name: str, mode: Mode, service_status: int) -> None:
+    async def phase(name: str, mode: Mode, expected: int) -> None:
         for _ in range(rounds):
-            await service_get(200)  # warm connections to a healthy node first
+            await service_answers()  # warm connections to a healthy node first
             proxy.set_mode(mode)
             results.setdefault(f"service: {name}", []).append(
-                await _timed(lambda: service_get(service_status))
+                await _timed(lambda: service_get(expected))
             )
             results.setdefault(f"direct client: {name}", []).append(
                 await _timed(lambda: direct_get(fails=mode != "forward"))
             )
             proxy.set_mode("forward")
             results.setdefault("service: first answer after recovery", []).append(
-                await _timed(lambda: service_get(200))
+                await _timed(service_answers)
             )
 
     try:
