@@ -64,7 +64,8 @@ class PlanSearchRequest(BaseModel):
     npis: list[NpiRequest] = Field(
         default_factory=list,
         max_length=MAX_NPIS,
-        description="the person's doctors, as in the coverage request",
+        description="the person's doctors, as in the coverage request: an NPI asked twice is"
+        " answered once, where and as its first mention asks it",
     )
     planTypes: list[ContractKind] | None = Field(
         default=None,
@@ -97,7 +98,10 @@ class PlanSearchRequest(BaseModel):
     @field_validator("npis")
     @classmethod
     def _unique_npis(cls, values: list[NpiRequest]) -> list[NpiRequest]:
-        return list({value.npi: value for value in reversed(values)}.values())[::-1]
+        by_npi: dict[str, NpiRequest] = {}
+        for value in values:
+            by_npi.setdefault(value.npi, value)  # as the coverage request: the first mention wins
+        return list(by_npi.values())
 
     @model_validator(mode="after")
     def _one_area(self) -> PlanSearchRequest:

@@ -1,18 +1,17 @@
 """POST /v2/plans/search on the loaded sample: the plans offered in an area, their costs and
-ratings, the asked NPIs' statuses and the order, checked against the Plan Finder, star rating
-and coverage files read here (tests/service/plans/plan_files.py), never through the indexer."""
+ratings, filters and paging, checked against the Plan Finder and star rating files read here
+(tests/service/plans/plan_files.py), never through the indexer. The NPIs' statuses and the
+orders: test_plan_statuses.py; cursors, page sizes and bid ids: test_plan_edges.py."""
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 import pytest
 
-from tests.conftest import SAMPLE_DIR, SAMPLE_TODAY, ApiClient
+from tests.conftest import ApiClient
 from tests.service.plans import plan_files
 from tests.service.plans.conftest import PLAN_SEARCH, every_page, search
-from tests.source_rows import coverage_rows
 
 EVERY_KIND = {"planTypes": ["H", "R", "E", "S"], "snp": "include"}
 
@@ -20,27 +19,6 @@ EVERY_KIND = {"planTypes": ["H", "R", "E", "S"], "snp": "include"}
 def sample_zips(state: str, count: int) -> list[str]:
     zips = sorted({r["zip"] for r in plan_files.zip_rows() if r["state_dir"] == state})
     return zips[:: max(1, len(zips) // count)][:count]
-
-
-def doctors_of(bids: set[str], count: int) -> list[str]:
-    """NPIs the coverage file puts in most of these plans."""
-    rows = [r for r in coverage_rows(SAMPLE_DIR) if plan_files.bid(r["bid_id"]) in bids]
-    return [npi for npi, _ in Counter(r["npi"] for r in rows).most_common(count)]
-
-
-def accepting(bid: str, npi: str) -> bool | None:
-    """From the coverage file: an in-network row in force on the day says Y (True), else one
-    says N (False), else nobody says (None)."""
-    day = SAMPLE_TODAY.isoformat()
-    said = {
-        r["accepting_new_patients"]
-        for r in coverage_rows(SAMPLE_DIR)
-        if plan_files.bid(r["bid_id"]) == bid
-        and r["npi"] == npi
-        and r["network_status"] == "in_network"
-        and (r["effective_date"] or "0000") <= day < (r["termination_date"] or "9999")
-    }
-    return True if "Y" in said else False if "N" in said else None
 
 
 @pytest.mark.parametrize("zip_code", sample_zips("NH", 6) + sample_zips("SC", 6))
@@ -105,58 +83,6 @@ async def test_money_and_stars_equal_the_files(api: ApiClient, auth_header: dict
         325.0,
     )
     assert plan["maxOutOfPocket"] == {"inNetwork": 6150.0, "combined": 10000.0}
-
-
-async def test_statuses_equal_the_coverage_check_and_the_default_order(
-    api: ApiClient, auth_header: dict[str, str]
-) -> None:
-    zip_code = "03031"
-    npis = [*doctors_of(plan_files.plans_by_zip()[zip_code], 3), "1234567893"]
-    asked = [{"npi": npi} for npi in npis]
-    answer = await search(api, auth_header, zip=zip_code, npis=asked, pageSize=100, **EVERY_KIND)
-    plans = answer["results"]
-    bids = [p["bidId"] for p in plans]
-    coverage = await api.post(
-        "/v2/providers/coverage",
-        json={"contractYear": 2026, "bidIds": bids, "npis": asked, "asOf": str(SAMPLE_TODAY)},
-        headers=auth_header,
-    )
-    assert coverage.status == 200
-    checked = {group["bidId"]: group for group in await coverage.json()}
-    statuses: Counter[str] = Counter()
-    reasons: set[str] = set()
-    said: set[bool | None] = set()
-    for plan in plans:
-        expected = [
-            (p["npi"], p["networkStatus"], p["reason"]) for p in checked[plan["bidId"]]["providers"]
-        ]
-        got = [(p["npi"], p["networkStatus"], p["reason"]) for p in plan["providers"]]
-        assert got == expected
-        assert plan["inNetworkCount"] == sum(s == "in_network" for _, s, _ in got)
-        for entry in plan["providers"]:
-            assert entry["acceptingNewPatients"] == accepting(plan["bidId"], entry["npi"])
-            said.add(entry["acceptingNewPatients"])
-        statuses.update(s for _, s, _ in got)
-        reasons.update(r for _, _, r in got if r)
-    assert statuses["in_network"] and statuses["unknown"] and said - {None}
-    # Plans whose rows name none of them: out of network when the plan has rows at all, else
-    # the directory holds no network for the plan and cannot say.
-    assert {"no_participation_record", "no_network_record", "provider_not_found"} <= reasons
-    assert all(p["providers"][-1]["reason"] == "provider_not_found" for p in plans)
-
-    # Most asked NPIs in network first, then overall stars, then premium.
-    def key(plan: Any) -> tuple[float, float, float]:
-        rating = plan["starRating"]
-        premium = plan["monthlyPremium"]
-        return (
-            -plan["inNetworkCount"],
-            -(rating["overall"] if rating and rating["overall"] is not None else -1),
-            premium if premium is not None else float("inf"),
-        )
-
-    assert [key(p) for p in plans] == sorted(key(p) for p in plans)
-    counts = [p["inNetworkCount"] for p in plans]
-    assert counts[0] > counts[-1]
 
 
 @pytest.mark.parametrize("sort", ["providers", "premium", "stars"])
