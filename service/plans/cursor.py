@@ -38,7 +38,9 @@ def decode_cursor(request: PlanSearchRequest) -> tuple[PlanSearchRequest, int]:
     if request.cursor is None:
         return request, 0
     try:
-        raw = base64.urlsafe_b64decode(request.cursor + "=" * (-len(request.cursor) % 4))
+        padded = request.cursor + "=" * (-len(request.cursor) % 4)
+        # Strict: a character outside the alphabet is not dropped, the cursor is refused.
+        raw = base64.b64decode(padded, altchars=b"-_", validate=True)
         state = PlanCursor.model_validate(orjson.loads(raw))
         if state.v != CURSOR_VERSION or state.offset < 0:
             raise ValueError("another version")
