@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import json
 from pathlib import Path
 
 import pytest
@@ -18,9 +19,11 @@ from indexer.load.run import LoadOptions, LoadReport, SourceFiles, load
 from tests.conftest import SampleCopy
 from tests.indexer.conftest import wait_for_new_version
 from tests.indexer.expected import csv_dicts, expected_locations
+from tests.indexer.holding_relay import HoldingRelay
 from tests.source_rows import active_rows, nppes_rows, zip_centroid
 
 Loaded = tuple[IndexNames, LoadReport]
+HANG_S = 600.0  # a guard against a hang, never a measure of speed
 
 
 async def test_sample_counts_equal_the_source_files(
@@ -114,31 +117,66 @@ async def test_a_location_without_a_geocode_is_kept_but_not_in_geo_search(
         assert found["count"] == int(located), npi
 
 
+def _alias_change(method: str, path: str) -> bool:
+    return method == "POST" and path == "/_aliases"
+
+
 async def test_second_load_swaps_every_alias_atomically(
     es: AsyncElasticsearch,
+    es_url: str,
     index_names: IndexNames,
     sample_sources: SourceFiles,
     sample_copy: SampleCopy,
 ) -> None:
+    """The load changes the aliases in one request (Elasticsearch applies one ``_aliases``
+    request atomically), made once the new version is complete: held in a relay at that
+    request, the load has every new index written and readers still see the whole first
+    version; let go, every alias names the new version."""
     options = LoadOptions(names=index_names)
     first = sample_copy.report  # served: the session's load, cloned
-    observed: list[tuple[int, int]] = []  # (indices behind the search alias, documents)
-    stop = asyncio.Event()
+    relay = HoldingRelay(es_url, _alias_change)
+    await relay.start()
+    relayed = make_client(relay.url, request_timeout=HANG_S)
+    try:
+        loading = asyncio.create_task(load(relayed, sample_sources, options))
+        async with asyncio.timeout(HANG_S):  # a guard against a hang, not a measure of speed
+            await asyncio.wait(
+                {loading, asyncio.create_task(relay.held.wait())},
+                return_when=asyncio.FIRST_COMPLETED,
+            )
+        assert relay.held.is_set() and not loading.done(), loading
+        [new] = [v for v in await versions.scan(es, index_names) if v != first.version]
+        served = await versions.scan(es, index_names)
+        assert served[new].complete  # written, verified and finished before the swap
+        for kind in INDEX_KINDS:
+            alias = index_names.alias(kind)
+            assert list(await es.indices.get_alias(name=alias)) == [
+                index_names.versioned(kind, first.version)
+            ]
+            assert (await es.count(index=alias))["count"] == first.documents[kind], kind
+        [held] = relay.held_bodies
+        actions = json.loads(held)["actions"]
+        assert actions == [
+            change
+            for kind in INDEX_KINDS
+            for change in (
+                {"remove": {"index": index_names.pattern(kind), "alias": index_names.alias(kind)}},
+                {
+                    "add": {
+                        "index": index_names.versioned(kind, new),
+                        "alias": index_names.alias(kind),
+                    }
+                },
+            )
+        ]
+        relay.release()
+        second = await loading
+    finally:
+        await relayed.close()
+        await relay.close()
 
-    async def watch() -> None:
-        while not stop.is_set():
-            aliases = await es.indices.get_alias(name=index_names.alias("search"))
-            count = (await es.count(index=index_names.alias("search")))["count"]
-            observed.append((len(aliases), count))
-            await asyncio.sleep(0.01)
-
-    watcher = asyncio.create_task(watch())
-    second = await load(es, sample_sources, options)
-    stop.set()
-    await watcher
-
-    assert second.version > first.version
-    assert observed and all(n == 1 and count == first.documents["search"] for n, count in observed)
+    assert second.version == new and second.version > first.version
+    assert relay.forwarded_bodies == [held]  # the one alias change of the load
     for kind in INDEX_KINDS:
         found = await es.indices.get_alias(name=index_names.alias(kind))
         assert list(found) == [index_names.versioned(kind, second.version)]

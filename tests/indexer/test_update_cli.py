@@ -4,7 +4,8 @@ beside a running job, listed by ``status``, dropped by ``rollback`` with a word 
 from __future__ import annotations
 
 import asyncio
-import signal
+import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,6 @@ from elasticsearch import AsyncElasticsearch
 from core.index_contract import IndexNames
 from core.lookup_answers import stored_provider
 from core.search_fields import provider_of
-from devtools.tcp_proxy import TcpProxy
 from indexer.cli.main import main
 from indexer.generate.weekly import UpdateCounts, generate_update
 from indexer.load.run import LoadOptions, SourceFiles, load
@@ -24,8 +24,10 @@ from indexer.update.nppes import update_nppes
 from indexer.update.options import UpdateOptions
 from tests.conftest import SampleCopy
 from tests.indexer.conftest import indexer_process
+from tests.indexer.holding_relay import HoldingRelay
 
-HANG_S = 300.0
+HANG_S = 600.0  # a guard against a hang, never a measure of speed
+WRITTEN = 3  # bulk requests an update killed midway gets through
 MANY = UpdateCounts(new=200, changed=1500, deactivated=100, reactivated=0, stale=0)
 
 
@@ -35,7 +37,7 @@ async def _loaded(es: AsyncElasticsearch, names: IndexNames, sources: SourceFile
 
 async def _cli(es_url: str, names: IndexNames, *args: str) -> tuple[int, str, str]:
     process = indexer_process(es_url, names, *args)
-    stdout, stderr = await asyncio.to_thread(process.communicate, timeout=120)
+    stdout, stderr = await asyncio.to_thread(process.communicate, timeout=HANG_S)
     return process.returncode, stdout, stderr
 
 
@@ -60,10 +62,43 @@ async def _disagreeing(es: AsyncElasticsearch, names: IndexNames, npis: list[str
     ]
 
 
+def _bulk(_method: str, path: str) -> bool:
+    return path.endswith("/_bulk")
+
+
+def _actions_on(index: str, bodies: list[bytes]) -> int:
+    """The actions these bulk bodies hold on ``index`` (read here, apart from the indexer)."""
+    count = 0
+    for body in bodies:
+        lines = iter(body.splitlines())
+        for line in lines:
+            if not line.strip():
+                continue
+            ((operation, meta),) = json.loads(line).items()
+            count += meta.get("_index") == index
+            if operation != "delete":
+                next(lines, None)  # its document
+    return count
+
+
+async def _held(relay: HoldingRelay, process: subprocess.Popen[str]) -> None:
+    """Until the relay holds the child's request; a failure naming why if the child ends
+    first."""
+    held = asyncio.create_task(relay.held.wait())
+    ended = asyncio.create_task(asyncio.to_thread(process.wait))
+    try:
+        async with asyncio.timeout(HANG_S):  # a guard against a hang, not a measure of speed
+            await asyncio.wait({held, ended}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        held.cancel()
+    assert relay.held.is_set(), f"the update ended first: {process.communicate()}"
+    process.kill()
+    await ended
+
+
 async def test_an_update_killed_midway_leaves_whole_providers_and_completes_when_run_again(
     es: AsyncElasticsearch,
     es_url: str,
-    es_proxy: TcpProxy,
     index_names: IndexNames,
     sample_sources: SourceFiles,
     tmp_path: Path,
@@ -72,23 +107,25 @@ async def test_an_update_killed_midway_leaves_whole_providers_and_completes_when
     week = generate_update(sample_sources.nppes_file, tmp_path / "week.csv", MANY, seed=3)
     live = await live_version(es, index_names)
     before = await _writes(es, live.indices["search"])
-    process = indexer_process(
-        es_proxy.url, index_names, "update", "--nppes", str(week.out), "--batch-rows", "20"
-    )
-    async with asyncio.timeout(HANG_S):  # a guard against a hang, not a measure of speed
-        while await _writes(es, live.indices["search"]) == before:
-            assert process.poll() is None, process.communicate()
-            await asyncio.sleep(0.01)
-    es_proxy.set_mode("pause")  # its next request waits: it cannot finish
-    await es_proxy.wait_held()
-    process.send_signal(signal.SIGKILL)
-    process.wait(timeout=10)
-    es_proxy.set_mode("reset")
+    # Batches of 20 rows: the update's bulk request after WRITTEN of them waits in the relay,
+    # unsent, and the update is killed there.
+    relay = HoldingRelay(es_url, _bulk, let_through=WRITTEN)
+    await relay.start()
+    try:
+        process = indexer_process(
+            relay.url, index_names, "update", "--nppes", str(week.out), "--batch-rows", "20"
+        )
+        await _held(relay, process)
+        await relay.settled()
+        forwarded = relay.forwarded_bodies
+    finally:
+        await relay.close()
 
     npis = [*week.npis.new, *week.npis.changed, *week.npis.deactivated]
     assert await _disagreeing(es, index_names, npis) == []
     written = await _writes(es, live.indices["search"]) - before
-    assert 0 < written < len(npis), "the kill did not land midway"
+    assert written == _actions_on(live.indices["search"], forwarded) > 0
+    assert written < len(npis), "the kill did not land midway"
     _, status, _ = await _cli(es_url, index_names, "status")
     assert "refresh paused" in status and "running job        update of week.csv" in status
 
