@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from devtools import distribution
 from devtools.distribution import LauncherError, java_home, node_root
 from devtools.settings import LauncherSettings
 
@@ -116,18 +118,20 @@ def test_a_missing_jdk_is_a_clear_error(tmp_path: Path) -> None:
 
 @pytest.fixture
 def public_dir() -> Iterator[Path]:
-    """A directory every user can traverse (pytest's own tmp_path is private to root)."""
+    """A directory every user can traverse (pytest's own tmp_path is private to its user)."""
     path = Path(tempfile.mkdtemp(dir="/var/tmp"))
     path.chmod(0o755)
     yield path
     shutil.rmtree(path)
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="the fallback exists for root only")
 def test_as_root_the_node_lives_where_the_node_user_can_reach_it(
-    tmp_path: Path, public_dir: Path
+    tmp_path: Path, public_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    private = tmp_path / "private"  # under pytest's root-only directory
+    """Run by any user: who runs the launcher is its input (``is_root``), set here."""
+    monkeypatch.setattr(distribution, "is_root", lambda: True)
+    private = tmp_path / "private"  # under pytest's directory, private to whoever runs it
+    assert not tmp_path.stat().st_mode & stat.S_IXOTH
     fallback = node_root(LauncherSettings(cache_dir=private / ".cache"))
     assert fallback.parts[:4] == ("/", "var", "tmp", "provider-directory")
     assert fallback.name == "es-node"
@@ -135,3 +139,15 @@ def test_as_root_the_node_lives_where_the_node_user_can_reach_it(
     assert fallback != node_root(LauncherSettings(cache_dir=tmp_path / "other" / ".cache"))
     reachable = node_root(LauncherSettings(cache_dir=public_dir / ".cache"))
     assert reachable == public_dir.resolve() / ".cache" / "es-node"
+
+
+def test_another_user_runs_the_node_where_it_asked_even_in_a_private_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A node started by another user runs as that user: its own private directory is fine."""
+    monkeypatch.setattr(distribution, "is_root", lambda: False)
+    private = tmp_path / "private"
+    assert not tmp_path.stat().st_mode & stat.S_IXOTH
+    assert node_root(LauncherSettings(cache_dir=private / ".cache")) == (
+        private.resolve() / ".cache" / "es-node"
+    )
