@@ -1,6 +1,8 @@
 """Real answers of every operation, success and error, validated against the OpenAPI document the
 same app serves (JSON Schema 2020-12, refs resolved inside the document), with the headers the
-document marks required. A shape, status or header that drifts from the document fails here."""
+document marks required. A shape, status or header that drifts from the document fails here.
+/fhir is not in this document (tests/service/test_openapi.py): its contract is its
+CapabilityStatement and the FHIR validator's profiles (tests/service/fhir)."""
 
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ NPI = "1003000100"
 UNKNOWN_NPI = with_check_digit("299999999")
 SEARCH, COVERAGE = "/v2/providers/search", "/v2/providers/coverage"
 PROVIDER, LOCATIONS = "/v2/providers/{npi}", "/v2/providers/{npi}/locations"
+PLAN_SEARCH, PLAN = "/v2/plans/search", "/v2/plans/{bidId}"
 DOCUMENT_URI = "urn:provider-directory:openapi"
 
 
@@ -166,6 +169,43 @@ async def test_coverage_answers(
     assert {s for _, _, s in contract.checked} == {200, 400}
 
 
+async def test_plan_answers(
+    api: ApiClient, auth_header: dict[str, str], contract: Contract, coverage_pair: tuple[str, str]
+) -> None:
+    bid, npi = coverage_pair
+    asked = {
+        "zip": "03031",
+        "npis": [{"npi": npi}, {"npi": UNKNOWN_NPI}, {"npi": NPI, "locationIds": ["nowhere"]}],
+        "planTypes": ["H", "R", "E", "S"],
+        "snp": "include",
+        "pageSize": 3,
+    }
+    first = await contract.check(
+        PLAN_SEARCH, "post", await api.post(PLAN_SEARCH, json=asked, headers=auth_header)
+    )
+    assert first is not None and first["results"] and first["nextCursor"]
+    reasons = {p["reason"] for plan in first["results"] for p in plan["providers"]}
+    assert {"provider_not_found", "location_not_found"} <= reasons
+    after = {"cursor": first["nextCursor"], "pageSize": 3}
+    await contract.check(
+        PLAN_SEARCH, "post", await api.post(PLAN_SEARCH, json=after, headers=auth_header)
+    )
+    nothing = {"zip": "10013"}  # no plan is sold there: noResults
+    empty = await contract.check(
+        PLAN_SEARCH, "post", await api.post(PLAN_SEARCH, json=nothing, headers=auth_header)
+    )
+    assert empty is not None and empty["noResults"]["code"] == "no_plan_offered"
+    for bad in ({"zip": "3031"}, {"zip": "00000"}, {"cursor": "tampered", "pageSize": 3}):
+        await contract.check(
+            PLAN_SEARCH, "post", await api.post(PLAN_SEARCH, json=bad, headers=auth_header)
+        )
+    await contract.check(PLAN_SEARCH, "post", await api.post(PLAN_SEARCH, json=asked))
+    for path in (bid, bid.lower().replace("_", "-"), "H9999_999", "H99", f"{bid}?contractYear=x"):
+        await contract.check(PLAN, "get", await api.get(f"/v2/plans/{path}", headers=auth_header))
+    assert {s for _, _, s in contract.checked} == {200, 400, 401, 404}
+    assert {(PLAN, "get", 200), (PLAN, "get", 404), (PLAN_SEARCH, "post", 404)} <= contract.checked
+
+
 async def test_auth_limits_and_outage_answers(
     aiohttp_client: ClientFactory, sample_settings: Settings
 ) -> None:
@@ -185,6 +225,13 @@ async def test_auth_limits_and_outage_answers(
     )
     path = PROVIDER.format(npi=NPI)
     await contract.check(PROVIDER, "get", await client.get(path, headers=providers_only))
+    plan = "/v2/plans/H0104_016_000"
+    await contract.check(PLAN, "get", await client.get(plan, headers=providers_only))
+    await contract.check(
+        PLAN_SEARCH,
+        "post",
+        await client.post(PLAN_SEARCH, json={"zip": "03031"}, headers=providers_only),
+    )
     assert {s for _, _, s in contract.checked} == {403, 413, 429}
 
     missing = sample_settings.model_copy(update={"index_prefix": "nothing-loaded-here"})
@@ -193,9 +240,13 @@ async def test_auth_limits_and_outage_answers(
     auth = {"Authorization": f"Bearer {mint_token(missing)}"}
     await down_contract.check(PROVIDER, "get", await down.get(path, headers=auth))
     await down_contract.check(COVERAGE, "post", await down.post(COVERAGE, json=body, headers=auth))
+    await down_contract.check(PLAN, "get", await down.get(plan, headers=auth))
+    plans = await down.post(PLAN_SEARCH, json={"zip": "03031"}, headers=auth)
+    await down_contract.check(PLAN_SEARCH, "post", plans)
     await down_contract.check("/readyz", "get", await down.get("/readyz"))
     await down_contract.check("/healthz", "get", await down.get("/healthz"))
     assert {s for _, _, s in down_contract.checked} == {503, 200}
+    assert {(PLAN, "get", 503), (PLAN_SEARCH, "post", 503)} <= down_contract.checked
 
 
 async def test_probe_answers(api: ApiClient, contract: Contract) -> None:
