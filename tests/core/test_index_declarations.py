@@ -1,23 +1,50 @@
 """Each index is declared once: its mapping is checked against its documents' types
-(core.index_fields), and every field a query names exists in the mapping it is sent to."""
+(core.index_fields), and every field a query names exists in the mapping of the index it is sent
+to (a ``dynamic: false`` index answers a query on a field it does not map with nothing, never an
+error), every field it reads back among the fields the index declares it stores: /v2 search and
+/fhir (the search and plans indices), coverage and the plan search (multi-searches of the plans,
+lookup and coverage indices), the Bulk Data export (its files' pages over both
+indices, its removals over the removals index) and the removal records updates write."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from datetime import date
+from collections.abc import Iterable, Iterator
+from datetime import UTC, date, datetime
 from typing import Any, NotRequired, TypedDict
 
 import pytest
 
-from core.documents import Json, SearchDoc
-from core.index_contract import MAPPINGS, SEARCH_FIELDS, declaration_problems
+from core.changes import provider_removals
+from core.documents import Json, LookupDoc, SearchDoc
+from core.index_contract import (
+    COVERAGE_STORED_ONLY,
+    INDEX_KINDS,
+    MAPPINGS,
+    PLAN_STORED_ONLY,
+    SEARCH_FIELDS,
+    IndexKind,
+    IndexNames,
+    declaration_problems,
+)
 from core.index_fields import FieldNames, undeclared
+from service.coverage.models import CoverageRequest
+from service.coverage.query import coverage_searches
 from service.errors import InvalidInput
-from service.fhir.models import PUBLISHED_TYPES, Search
+from service.fhir.export_job import (
+    alias_of,
+    page_body,
+    removals_page_body,
+    removals_query,
+    type_query,
+)
+from service.fhir.models import PUBLISHED_TYPES, RESOURCE_TYPES, Search
 from service.fhir.parameters import PARAMETERS
 from service.fhir.published import published_query
 from service.fhir.query import build_query, members_query
 from service.fhir.query_string import read_search
+from service.fhir.store import EVERY_PLAN
+from service.plans.models import PlanSearchRequest
+from service.plans.query import plan_searches
 from service.search import rescue
 from service.search.facets import facet_aggregations
 from service.search.models import SearchRequest
@@ -91,8 +118,8 @@ def named_fields(node: Any) -> Iterator[str]:
             yield value
         elif key == "fields" and isinstance(value, list):
             yield from (str(f).split("^")[0] for f in value)
-        elif key == "_source" and isinstance(value, list):
-            yield from value
+        elif key == "_source":
+            continue  # what is read back, not searched: source_fields
         elif key == "sort" and isinstance(value, list):
             entries = (k for entry in value if isinstance(entry, dict) for k in entry)
             yield from (k for k in entries if k not in _SORT_SPECIALS)
@@ -146,20 +173,165 @@ def fhir_searches(published: bool) -> Iterator[Search]:
                 continue  # a parameter this value does not fit; its field is read elsewhere
 
 
+def source_fields(node: Any) -> Iterator[str]:
+    """The fields a body reads back (``_source``: a list, or includes and excludes)."""
+    if isinstance(node, list):
+        for item in node:
+            yield from source_fields(item)
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            if key == "_source" and isinstance(value, list | str):
+                yield from [value] if isinstance(value, str) else value
+            elif key == "_source" and isinstance(value, dict):
+                for part in ("includes", "excludes"):
+                    yield from value.get(part, [])
+            else:
+                yield from source_fields(value)
+
+
+# What each index declares it keeps besides what it maps (core.index_contract): a body may read
+# those back. The lookup index maps nothing (``enabled: false``): its documents are LookupDocs.
+STORED_ONLY: dict[IndexKind, frozenset[str]] = {
+    "search": frozenset(),
+    "providers": FieldNames("providers", LookupDoc).stored,
+    "coverage": frozenset(COVERAGE_STORED_ONLY),
+    "plans": frozenset(PLAN_STORED_ONLY),
+    "removals": frozenset(),
+}
+
+
+def undeclared_in(bodies: Iterable[tuple[IndexKind, Json]]) -> tuple[set[str], list[str]]:
+    """Every field the bodies name, and those their index does not declare: a query's field
+    not mapped, a field read back neither mapped nor stored."""
+    named: set[str] = set()
+    problems: list[str] = []
+    for kind, body in bodies:
+        mapped = mapped_fields(MAPPINGS[kind])
+        searched, read = set(named_fields(body)), set(source_fields(body))
+        named |= {f"{kind}:{field}" for field in searched | read}
+        problems += [f"{kind}: {f} is queried, not mapped" for f in searched - mapped]
+        problems += [f"{kind}: {f} is read, not stored" for f in read - mapped - STORED_ONLY[kind]]
+    return named, sorted(set(problems))
+
+
 def test_every_field_a_search_index_query_names_is_mapped() -> None:
-    mapped = mapped_fields(MAPPINGS["search"])
     bodies = [*v2_bodies()]
     searches = list(fhir_searches(published=False))
     assert len(searches) > 50  # most parameters of the table were built
     bodies += [build_query(search, 10, None, TODAY) for search in searches]
     bodies.append(members_query(["2026:H1234_001_000"], TODAY, 10))
-    named = {field for body in bodies for field in named_fields(body)}
-    assert named and named <= mapped, sorted(named - mapped)
+    named, problems = undeclared_in(("search", body) for body in bodies)
+    assert named and problems == []
 
 
 def test_every_field_a_plans_index_query_names_is_mapped() -> None:
-    mapped = mapped_fields(MAPPINGS["plans"])
     searches = list(fhir_searches(published=True))
     assert len(searches) > 5
-    named = {f for s in searches for f in named_fields(published_query(s, 10, None))}
-    assert named and named <= mapped, sorted(named - mapped)
+    bodies: list[tuple[IndexKind, Json]] = [
+        ("plans", published_query(s, 10, None)) for s in searches
+    ]
+    named, problems = undeclared_in([*bodies, ("plans", EVERY_PLAN)])
+    assert named and problems == []
+
+
+def test_a_field_its_index_does_not_declare_is_named() -> None:
+    bodies: list[tuple[IndexKind, Json]] = [
+        ("plans", {"query": {"term": {"planName": "x"}}, "_source": ["planName", "shoeSize"]}),
+        ("providers", {"query": {"term": {"npi": "1234567893"}}, "_source": ["provider"]}),
+    ]
+    assert undeclared_in(bodies)[1] == [
+        "plans: planName is queried, not mapped",  # kept in the source only
+        "plans: shoeSize is read, not stored",
+        "providers: npi is queried, not mapped",  # the lookup index is read by id only
+    ]
+
+
+# ---- coverage and the plan search: multi-searches of several indices ----
+
+NAMES = IndexNames("declared")
+KINDS: dict[str, IndexKind] = {NAMES.alias(kind): kind for kind in INDEX_KINDS}
+HEADER = {"allow_partial_search_results": False}
+NPIS = [{"npi": "1234567893"}, {"npi": "1245319599", "locationIds": ["x"]}]
+
+
+def multi_search(lines: list[Json]) -> list[tuple[IndexKind, Json]]:
+    """Each search of a multi-search body with the index kind its header names."""
+    assert len(lines) % 2 == 0 and all(
+        h["allow_partial_search_results"] is False for h in lines[::2]
+    )
+    return [
+        (KINDS[header["index"]], body) for header, body in zip(lines[::2], lines[1::2], strict=True)
+    ]
+
+
+COVERAGE_REQUESTS: list[Json] = [
+    {"contractYear": 2026, "bidIds": ["H1234_001_000"], "npis": NPIS},
+    {"contractYear": 2026, "payerPlanIds": ["payer-plan-1"], "npis": NPIS, "view": "compact"},
+]
+PLAN_REQUESTS: list[Json] = [
+    {"zip": "29201"},
+    {"zip": "29201", "npis": NPIS, "snp": "only", "maxMonthlyPremium": 50, "minStars": 3.5},
+    {"countyFips": "45079", "planTypes": ["H", "S"], "snp": "include", "contractYear": 2026},
+]
+
+
+def test_every_field_the_coverage_and_plan_searches_name_is_declared() -> None:
+    bodies: list[tuple[IndexKind, Json]] = []
+    for fields in COVERAGE_REQUESTS:
+        request = CoverageRequest.model_validate(fields)
+        bodies += multi_search(coverage_searches(request, NAMES, HEADER))
+    for fields in PLAN_REQUESTS:
+        plans = PlanSearchRequest.model_validate(fields)
+        bodies += multi_search(plan_searches(plans, 2026, NAMES, HEADER))
+    named, problems = undeclared_in(bodies)
+    assert {kind for kind, _ in bodies} == {"plans", "providers", "coverage"}
+    assert named and problems == []
+
+
+# ---- the Bulk Data export and the removals ----
+
+SINCE = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def export_job(since: datetime | None) -> Json:
+    """A recorded job as the kick-off writes it (service.fhir.export), two files per type."""
+    return {
+        "day": TODAY.isoformat(),
+        "since": since.isoformat() if since else None,
+        "pits": {"search": "pit-s", "plans": "pit-p", "deleted": "pit-r"},
+        "files": dict.fromkeys(RESOURCE_TYPES, 2),
+        "types": list(RESOURCE_TYPES),
+    }
+
+
+def test_every_field_the_export_and_the_removals_name_is_declared() -> None:
+    bodies: list[tuple[IndexKind, Json]] = []
+    hit_types = [kind for kind in RESOURCE_TYPES if kind != "InsurancePlan"]  # built from plans
+    for since in (None, SINCE):
+        job = export_job(since)
+        for kind in hit_types:
+            bodies.append((alias_of(kind), {"query": type_query(kind, since, TODAY.isoformat())}))
+            bodies.append((alias_of(kind), page_body(job, kind, 1, ["after"], 100)))
+    bodies.append(("removals", {"query": removals_query(tuple(hit_types), SINCE)}))
+    bodies.append(("removals", removals_page_body(export_job(SINCE), None, 100)))
+    bodies.append(("plans", EVERY_PLAN))  # the file of the resources built from plans
+    named, problems = undeclared_in(bodies)
+    assert {kind for kind, _ in bodies} == {"search", "plans", "removals"}
+    assert named and problems == []
+
+
+def test_a_removal_record_holds_only_what_the_removals_index_maps() -> None:
+    doc = {
+        "npi": "1234567893",
+        "provider": {"entityType": "individual"},
+        "networks": [{"key": "2026:H1234_001_000"}],
+        "locations": [{"id": "1234567893-a"}],
+    }
+    records = provider_removals(doc, "2026-01-01T00:00:00Z")
+    assert {doc_id.split("/")[0] for doc_id, _ in records} == {
+        "Practitioner",
+        "PractitionerRole",
+        "Location",
+    }
+    mapped = mapped_fields(MAPPINGS["removals"])
+    assert {field for _, record in records for field in record} == mapped
