@@ -165,6 +165,8 @@ async def test_unauthorized_is_a_problem_with_a_bearer_challenge(api: ApiClient)
         (PATH, "GET"),
         ("/v2/providers/search", "POST"),
         ("/v2/providers/coverage", "POST"),
+        ("/v2/plans/search", "POST"),
+        ("/v2/plans/H0104_016_000", "GET"),
     ):
         response = await api.request(method, path)
         assert response.status == 401
@@ -179,6 +181,8 @@ async def test_unauthorized_is_a_problem_with_a_bearer_challenge(api: ApiClient)
         ("/v2/providers/search", "POST", "coverage:read"),
         ("/v2/providers/coverage", "POST", "providers:read"),
         (f"{PATH}/locations", "GET", "coverage:read"),
+        ("/v2/plans/search", "POST", "providers:read"),
+        ("/v2/plans/H0104_016_000", "GET", "providers:read"),
     ],
 )
 async def test_each_endpoint_needs_its_scope(

@@ -1,7 +1,7 @@
 """How the FHIR API refuses: unknown parameters (lenient by default, refused with ``Prefer:
 handling=strict``), malformed values (refused either way), unknown types and ids, and who may
-read (anonymous by default, a valid bearer token, never an invalid one). Every refusal is an
-OperationOutcome."""
+read (anonymous by default, a valid bearer token, never an invalid one; with anonymous reads off,
+Bulk Data's kick-off, status, files and publication too). Every refusal is an OperationOutcome."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from yarl import URL
 from service.web.auth import mint_token
 from service.web.settings import Settings
 from tests.conftest import ApiClient, Serve
+from tests.service.bulk_calls import ASYNC, BULK_PUBLISH, KICK_OFF, kick_off, outcome
 from tests.service.fhir import fhir_rows as F
 from tests.service.fhir.fhir_rows import Json, Pairs
 
@@ -200,3 +201,31 @@ async def test_without_anonymous_reads_a_token_is_needed(
     response = await closed.post("/fhir/Organization/_search", data={"_id": npi}, headers=headers)
     assert response.status == 200
     assert (await closed.post("/fhir/Organization/_search", data={"_id": npi})).status == 401
+
+
+async def test_without_anonymous_reads_bulk_data_needs_a_token_with_its_scope(
+    serve: Serve, sample_settings: Settings
+) -> None:
+    settings = sample_settings.model_copy(update={"fhir_anonymous": False})
+    closed = await serve(settings)
+    token = {"Authorization": f"Bearer {mint_token(settings)}"}
+    job = await kick_off(closed, token)
+    coverage_only = {"Authorization": f"Bearer {mint_token(settings, scopes=['coverage:read'])}"}
+    paths = [KICK_OFF, job.status, job.file, BULK_PUBLISH]
+    for path in paths:
+        refused = await closed.get(path, headers=ASYNC)
+        assert refused.status == 401, path
+        assert refused.headers["WWW-Authenticate"].startswith("Bearer"), path
+        assert (await outcome(refused))["issue"][0]["code"] == "login", path
+        wrong_scope = await closed.get(path, headers=ASYNC | coverage_only)
+        assert wrong_scope.status == 403, path
+        assert "insufficient_scope" in wrong_scope.headers["WWW-Authenticate"], path
+        await outcome(wrong_scope)
+    assert (await closed.delete(job.status)).status == 401  # nor cancelled without one
+    for path in paths:
+        answered = await closed.get(path, headers=ASYNC | token)
+        assert answered.status in (200, 202), (path, await answered.text())
+    # The manifests say a token is needed for their files (Bulk Data: requiresAccessToken).
+    for path in (job.status, BULK_PUBLISH):
+        manifest = await (await closed.get(path, headers=token)).json()
+        assert manifest["requiresAccessToken"] is True, path
