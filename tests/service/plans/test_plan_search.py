@@ -5,12 +5,13 @@ orders: test_plan_statuses.py; cursors, page sizes and bid ids: test_plan_edges.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
 
 from tests.conftest import ApiClient
-from tests.service.plans import plan_files
+from tests.service.plans import network_files, plan_files
 from tests.service.plans.conftest import PLAN_SEARCH, every_page, search
 
 EVERY_KIND = {"planTypes": ["H", "R", "E", "S"], "snp": "include"}
@@ -97,20 +98,20 @@ async def test_paging_walks_every_plan_once(
 
 
 async def test_premium_and_stars_filters(api: ApiClient, auth_header: dict[str, str]) -> None:
-    everything = await search(api, auth_header, zip="29201", pageSize=100)
-    cheap = await search(api, auth_header, zip="29201", pageSize=100, maxMonthlyPremium=20)
-    rated = await search(api, auth_header, zip="29201", pageSize=100, minStars=4)
-    assert {p["bidId"] for p in cheap["results"]} == {
-        p["bidId"]
-        for p in everything["results"]
-        if p["monthlyPremium"] is not None and p["monthlyPremium"] <= 20
-    }
-    assert {p["bidId"] for p in rated["results"]} == {
-        p["bidId"]
-        for p in everything["results"]
-        if p["starRating"] and (p["starRating"]["overall"] or 0) >= 4
-    }
-    assert 0 < cheap["totalCount"] < everything["totalCount"]
+    """A plan passes by the plan file's premium and the star file's overall rating; one whose
+    premium or rating is unknown does not."""
+    offered = plan_files.plans_by_zip()["29201"]
+    body: dict[str, Any] = {"zip": "29201", "pageSize": 100, **EVERY_KIND}
+    cheap = await search(api, auth_header, maxMonthlyPremium=20, **body)
+    rated = await search(api, auth_header, minStars=4, **body)
+    expected_cheap = {b for b in offered if network_files.premium(b) <= 20}
+    expected_rated = {b for b in offered if network_files.stars(b) >= 4}
+    assert {p["bidId"] for p in cheap["results"]} == expected_cheap
+    assert {p["bidId"] for p in rated["results"]} == expected_rated
+    assert 0 < len(expected_cheap) < len(offered) and 0 < len(expected_rated) < len(offered)
+    unknown_premium = {b for b in offered if network_files.premium(b) == math.inf}
+    unrated = {b for b in offered if network_files.stars(b) == -math.inf}
+    assert unknown_premium and unrated  # plans the filters leave out for not knowing
 
 
 async def test_a_county_answers_its_plans(api: ApiClient, auth_header: dict[str, str]) -> None:
@@ -137,9 +138,12 @@ async def test_a_zip_without_plans_says_why(api: ApiClient, auth_header: dict[st
     assert answer["totalCount"] == 0 and answer["results"] == []
     assert answer["noResults"]["code"] == "no_plan_offered"
     assert answer["area"]["state"] == "NY"
-    filtered = await search(api, auth_header, zip="03031", maxMonthlyPremium=0, minStars=5)
-    if filtered["totalCount"] == 0:
-        assert filtered["noResults"]["code"] == "no_plan_matches"
+    offered = plan_files.plans_by_zip()["03031"]
+    assert not {b for b in offered if network_files.stars(b) >= 5}  # so none passes minStars 5
+    filtered = await search(api, auth_header, zip="03031", minStars=5, **EVERY_KIND)
+    assert filtered["totalCount"] == 0 and filtered["results"] == []
+    assert filtered["noResults"]["code"] == "no_plan_matches"
+    assert str(len(offered)) in filtered["noResults"]["detail"]  # how many are offered
 
 
 @pytest.mark.parametrize(
