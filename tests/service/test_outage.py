@@ -29,7 +29,7 @@ SEARCH = "/v2/providers/search"
 COVERAGE = "/v2/providers/coverage"
 HUNG_TIMEOUT_S = 5.0
 COVERAGE_BODY = {"contractYear": 2026, "bidIds": ["H1234_001_000"], "npis": [{"npi": "1003000100"}]}
-PLANS_BODY = {"zip": "03031", "npis": [{"npi": "1003000100"}]}
+PLANS_BODY: dict[str, object] = {"zip": "03031", "npis": [{"npi": "1003000100"}]}
 
 
 @dataclass(frozen=True)
