@@ -6,14 +6,12 @@ plans at most), so a cursor needs no server state and never expires.
 
 from __future__ import annotations
 
-import base64
-import binascii
-
 import orjson
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from service.errors import CursorNotFound
 from service.plans.models import PlanSearchRequest
+from service.search_kit.tokens import decode_token, encode_token
 
 CURSOR_VERSION = 1
 
@@ -29,7 +27,7 @@ class PlanCursor(BaseModel):
 def encode_cursor(request: PlanSearchRequest, offset: int) -> str:
     asked = request.model_dump(exclude={"cursor", "pageSize"}, exclude_none=True)
     state = PlanCursor(v=CURSOR_VERSION, request=asked, offset=offset)
-    return base64.urlsafe_b64encode(orjson.dumps(state.model_dump())).decode().rstrip("=")
+    return encode_token(state.model_dump())
 
 
 def decode_cursor(request: PlanSearchRequest) -> tuple[PlanSearchRequest, int]:
@@ -38,14 +36,11 @@ def decode_cursor(request: PlanSearchRequest) -> tuple[PlanSearchRequest, int]:
     if request.cursor is None:
         return request, 0
     try:
-        padded = request.cursor + "=" * (-len(request.cursor) % 4)
-        # Strict: a character outside the alphabet is not dropped, the cursor is refused.
-        raw = base64.b64decode(padded, altchars=b"-_", validate=True)
-        state = PlanCursor.model_validate(orjson.loads(raw))
+        state = PlanCursor.model_validate(decode_token(request.cursor))
         if state.v != CURSOR_VERSION or state.offset < 0:
             raise ValueError("another version")
         fields = {**state.request, "pageSize": request.pageSize}
         asked = PlanSearchRequest.model_validate_json(orjson.dumps(fields))
-    except (binascii.Error, ValueError, orjson.JSONDecodeError, ValidationError) as error:
+    except (ValueError, ValidationError) as error:
         raise CursorNotFound("no plan search issued this cursor") from error
     return asked, state.offset

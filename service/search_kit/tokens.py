@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import binascii
 from typing import Any
 
 import orjson
@@ -16,6 +15,8 @@ def encode_token(value: Any) -> str:
 def decode_token(token: str) -> Any:
     """``encode_token``'s value; ValueError for anything it did not make."""
     try:
-        return orjson.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
-    except (binascii.Error, orjson.JSONDecodeError) as error:
+        padded = token + "=" * (-len(token) % 4)
+        # Strict: a character outside the alphabet is refused, not silently dropped.
+        return orjson.loads(base64.b64decode(padded, altchars=b"-_", validate=True))
+    except ValueError as error:  # binascii.Error, orjson's, a non-ASCII character
         raise ValueError("not a page token") from error

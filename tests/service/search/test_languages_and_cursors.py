@@ -137,3 +137,21 @@ async def test_a_language_nobody_lists_is_said_not_just_no_match(
     far = {"location": {"lat": 47.6, "lng": -122.3}, "radius": 1}
     spanish = await search(api, auth_header, query="spanish speaking cardiologist", **far)
     assert spanish["totalCount"] == 0 and spanish["noResults"]["reason"] != "language_not_listed"
+
+
+@pytest.mark.parametrize("junk", ["!*", "=", " ", "\u00e9"])
+async def test_a_cursor_with_characters_outside_base64url_is_refused(
+    api: ApiClient, auth_header: dict[str, str], junk: str
+) -> None:
+    """A real cursor with a character no cursor holds put in its middle: refused (the lenient
+    base64 decoder would drop the character and answer the page as if the cursor were whole)."""
+    first = await search(api, auth_header, location=LOWER_MANHATTAN, pageSize=5, facets=False)
+    cursor = first["nextCursor"]
+    tampered = cursor[:8] + junk + cursor[8:]
+    response = await api.post(
+        "/v2/providers/search", json={"cursor": tampered}, headers=auth_header
+    )
+    problem = await response.json()
+    assert response.status in (400, 404), problem
+    assert problem["code"] in ("cursor_not_found", "validation_error"), problem
+    assert problem["errors"][0]["field"] == "cursor"
