@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Final
 
 from core.plan_net_codes import PLAN_NET_IG, profile
+from service.fhir.chain_table import MAX_CHAIN_TARGETS
 from service.fhir.include_table import INCLUDES, REVINCLUDES
 from service.fhir.models import (
     DEFAULT_COUNT,
@@ -141,7 +142,11 @@ def capability_statement(base: str, software_version: str, date: str) -> Resourc
                 "mode": "server",
                 "documentation": "Read-only. Anonymous reads allowed unless the operator turns"
                 " them off; a bearer token is accepted as well. Unknown parameters follow"
-                " Prefer: handling=strict|lenient (lenient by default).",
+                " Prefer: handling=strict|lenient (lenient by default). A chain on a"
+                " HealthcareService or an Endpoint finds its target in every store it lives"
+                " in (a provider organisation, a payer, a network, an endpoint); one matching"
+                f" more than {MAX_CHAIN_TARGETS} targets, when the resources searched name more"
+                f" than {MAX_CHAIN_TARGETS}, is refused (400): narrow it.",
                 "resource": [_resource(kind, base) for kind in RESOURCE_TYPES],
                 "searchParam": list(RESULT_PARAMETERS),
                 "operation": [

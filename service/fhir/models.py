@@ -79,6 +79,9 @@ class Clause:
     values: tuple[str, ...]
     modifier: str | None = None
     prefixes: tuple[str, ...] = ()  # date comparators, one per value ("eq" when none)
+    # A chain resolved across stores (service.fhir.chains): the ``Type/id`` of every target
+    # it matches; None when the chain is answered otherwise (service.fhir.chain_table).
+    resolved: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)

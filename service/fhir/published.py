@@ -25,7 +25,7 @@ def _value(clause: Clause, index: int) -> Json:
         return instant_query(CHANGED_AT, clause.prefixes[index], value)
     if clause.param.type == "reference":
         found = reference_id(clause, value)
-        kind = TARGETS[clause.name.split(".")[0]]
+        kind = TARGETS[clause.name.split(".")[-1]]
         return {"term": {TERMS: term(clause.name, f"{kind}/{found}")}} if found else NOTHING
     if clause.param.type == "string":
         wanted = term(clause.name, normalize(value))
@@ -38,10 +38,21 @@ def _value(clause: Clause, index: int) -> Json:
     return {"term": {TERMS: term(clause.name, value)}}
 
 
+def _alternatives(clause: Clause) -> list[Json]:
+    """What one clause matches: each value's terms; for a chain resolved across stores, a
+    reference to one of the targets it matched too (its own terms are what the payer wrote of
+    a target the directory does not serve: an organisation's name)."""
+    alternatives = [_value(clause, i) for i in range(len(clause.values))]
+    if clause.resolved:
+        head = clause.name.partition(".")[0]
+        alternatives.append({"terms": {TERMS: [term(head, ref) for ref in clause.resolved]}})
+    return alternatives
+
+
 def published_query(search: Search, size: int, after: list[Any] | None) -> Json:
     filters: list[Json] = [{"term": {PLAN_FIELDS.resourceType: search.kind}}]
     for clause in search.clauses:
-        alternatives = [_value(clause, i) for i in range(len(clause.values))]
+        alternatives = _alternatives(clause)
         filters.append(
             alternatives[0]
             if len(alternatives) == 1

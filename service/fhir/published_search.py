@@ -10,6 +10,7 @@ from elasticsearch import AsyncElasticsearch
 from core.index_contract import IndexNames
 from service.fhir import store
 from service.fhir.bundle import Page
+from service.fhir.chains import resolve_chains
 from service.fhir.hits import hit_of
 from service.fhir.models import Resource, Search
 from service.fhir.paging import decode_cursor, encode_cursor
@@ -33,6 +34,7 @@ async def published_page(
     es: AsyncElasticsearch, names: IndexNames, search: Search, today: date
 ) -> Page:
     after, _, _ = decode_cursor(search.cursor)
+    search = await resolve_chains(es, names, search, today)
     response = await store.published(es, names, published_query(search, search.count + 1, after))
     hits = response["hits"]["hits"]
     page = Page(total=int(response["hits"]["total"]["value"]))
