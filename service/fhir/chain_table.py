@@ -11,15 +11,16 @@ answered (ROUTES):
   other store can hold it: a county (a plans Location) is nobody's practice site, and payers
   and networks manage no site.
 - ``plans``: in memory, over the plans-built resources (service.fhir.memory): a network, a
-  payer and a county live only there (InsurancePlan ownedBy, a network's partOf, a role's
-  network-reference never point at a provider).
+  payer and a county live only there (an InsurancePlan's ownedBy and coverageArea, a network's
+  partOf, a role's or an affiliation's network never point at what the search index holds).
 - ``stores``: resolved (service.fhir.chains): the targets matching ``tail`` are found in every
   store their type lives in, then the resources naming one of them. A payer publishes
   HealthcareServices and Endpoints (plans index) naming provider organisations (search index)
   and its endpoints (plans index).
 - ``terms``: the published document's own terms (indexer.assembly.plan_net_published): a
   HealthcareService's sites are the payer's, kept by display only (no served Location is
-  referenced), so only what the payer wrote of them is there to match.
+  referenced), so only what the payer wrote of their address is there to match (their
+  organisation and type are not kept: those chains match nothing).
 - ``absent``: the element is never served: every parameter of it matches nothing.
 """
 
