@@ -20,6 +20,7 @@ from elasticsearch import AsyncElasticsearch
 
 from core.documents import Json
 from core.index_contract import IndexNames
+from core.npi import is_provider_key
 from service.errors import InvalidInput
 from service.fhir import store
 from service.fhir.chain_table import (
@@ -86,6 +87,10 @@ class _Resolution:
         return [f"{inner.kind}/{hit['_id']}" for hit in response["hits"]["hits"]]
 
     async def planned(self, inner: Search, among: list[str] | None) -> list[str] | None:
+        if among is not None:  # a provider's key is never a plan-built resource's id
+            among = [ref for ref in among if not is_provider_key(ref.partition("/")[2])]
+            if not among:
+                return []
         if self.plans is None:
             self.plans = PlanResources(await store.plans(self.es, self.names))
         plans = self.plans
