@@ -4,14 +4,17 @@ machine's pace.
 
 Every request is forwarded and its answer relayed back, except those ``holds`` matches once
 ``let_through`` of them have been forwarded: each of those waits, unsent, until ``release``
-(then it is forwarded) or the relay closes (then it is answered 503, never sent). ``held`` is
-set when the first one waits; ``forwarded_bodies`` and ``held_bodies`` keep what the matching
-requests carried; ``settled`` waits until every forwarded request has its answer.
+(then it is forwarded) or the relay closes (then it is answered 503, never sent) or is cut (as
+a node gone: its connections reset, no new one accepted). ``held`` is set when the first one
+waits; ``forwarded_bodies`` and ``held_bodies`` keep what the matching requests carried;
+``settled`` waits until every forwarded request has its answer. ``until_held``: a child process
+run against the relay, until it is held.
 """
 
 from __future__ import annotations
 
 import asyncio
+import subprocess
 from collections.abc import Callable, Mapping
 
 import aiohttp
@@ -24,6 +27,7 @@ _NOT_FORWARDED = frozenset(
     | {"accept-encoding", "content-encoding"}
 )
 Matcher = Callable[[str, str], bool]  # (method, path) -> held
+HANG_S = 600.0  # a guard against a hang, never a measure of speed
 
 
 def _headers(headers: Mapping[str, str]) -> dict[str, str]:
@@ -44,6 +48,7 @@ class HoldingRelay:
         self.held = asyncio.Event()
         self.forwarded_bodies: list[bytes] = []
         self.held_bodies: list[bytes] = []
+        self._held_connections: list[asyncio.Transport] = []
         self.port = 0
 
     @property
@@ -70,6 +75,12 @@ class HoldingRelay:
             await self._session.close()
             self._session = None
 
+    async def cut(self) -> None:
+        """The node gone: the held requests' connections reset, nothing accepted any more."""
+        for transport in self._held_connections:
+            transport.abort()
+        await self.close()
+
     async def settled(self) -> None:
         """Until no forwarded request waits for its answer (Elasticsearch completes a request
         whose client went away: what was forwarded is all written once this returns)."""
@@ -85,6 +96,8 @@ class HoldingRelay:
         if self._holds(request.method, request.path):
             if len(self.forwarded_bodies) >= self._let_through and not self._released.is_set():
                 self.held_bodies.append(body)
+                if request.transport is not None:
+                    self._held_connections.append(request.transport)
                 self.held.set()
                 await self._released.wait()
             if self._closing:
@@ -106,3 +119,17 @@ class HoldingRelay:
                 self._in_flight -= 1
                 self._answered.notify_all()
         return web.Response(status=status, headers=headers, body=payload)
+
+
+async def until_held(relay: HoldingRelay, process: subprocess.Popen[str]) -> None:
+    """Until the relay holds a request of ``process``; a failure saying so if it ends first."""
+    held = asyncio.create_task(relay.held.wait())
+    ended = asyncio.create_task(asyncio.to_thread(process.wait))
+    try:
+        async with asyncio.timeout(HANG_S):
+            await asyncio.wait({held, ended}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        held.cancel()
+    if not relay.held.is_set():
+        raise AssertionError(f"it ended before a request was held: {process.communicate()}")
+    ended.cancel()  # the thread itself waits on until the process ends

@@ -5,51 +5,69 @@ from __future__ import annotations
 import asyncio
 import signal
 import subprocess
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from elasticsearch import AsyncElasticsearch
 
-from core.index_contract import IndexNames
-from devtools.tcp_proxy import TcpProxy
+from core.index_contract import INDEX_KINDS, IndexNames
 from indexer import orphans, versions
 from indexer.assembly import documents
 from indexer.load import pipeline
 from indexer.load.run import LoadError, LoadOptions, SourceFiles, load
 from tests.conftest import SampleCopy
-from tests.indexer.conftest import indexer_process, wait_for_new_version
+from tests.indexer.conftest import indexer_process
+from tests.indexer.holding_relay import HANG_S, HoldingRelay, until_held
 from tests.source_rows import active_rows, nppes_rows
 
 
+def _bulk(_method: str, path: str) -> bool:
+    return path.endswith("/_bulk")
+
+
+@pytest.fixture
+async def relay(es_url: str) -> AsyncIterator[HoldingRelay]:
+    """In front of the session's node: a load's bulk requests after the first three wait."""
+    relay = HoldingRelay(es_url, _bulk, let_through=3)
+    await relay.start()
+    yield relay
+    await relay.close()
+
+
 async def _held_load(
-    es: AsyncElasticsearch, proxy: TcpProxy, names: IndexNames, known: int
+    es: AsyncElasticsearch, relay: HoldingRelay, names: IndexNames, known: int
 ) -> tuple[subprocess.Popen[str], str]:
-    """A CLI load through ``proxy`` in a child process, held still once its new indices exist:
-    its next Elasticsearch request waits in the paused proxy, so it cannot finish."""
+    """A CLI load through ``relay`` in a child process, held at its fourth bulk request (one at
+    a time: three were answered): its new indices exist and hold documents, and it cannot
+    finish."""
     process = indexer_process(
-        proxy.url, names, "load", "--source-dir", "data/sample", "--chunk-size", "100",
+        relay.url, names, "load", "--source-dir", "data/sample", "--chunk-size", "100",
         "--concurrency", "1",
     )  # fmt: skip
-    version = await wait_for_new_version(es, names, known, process)
-    proxy.set_mode("pause")
-    await proxy.wait_held()
-    assert process.poll() is None
+    await until_held(relay, process)
+    found = list(await versions.scan(es, names))
+    assert len(found) == known + 1 and process.poll() is None
+    version = found[-1]  # versions are named by their start: the newest last
+    indices = ",".join(names.versioned(kind, version) for kind in INDEX_KINDS)
+    stats = await es.indices.stats(index=indices, metric="indexing")
+    assert stats["_all"]["primaries"]["indexing"]["index_total"] > 0  # three bulks answered
     return process, version
 
 
 async def test_sigterm_midway_leaves_the_aliases_and_removes_the_new_indices(
     es: AsyncElasticsearch,
-    es_proxy: TcpProxy,
+    relay: HoldingRelay,
     index_names: IndexNames,
     sample_sources: SourceFiles,
     sample_copy: SampleCopy,
 ) -> None:
     good = sample_copy.report  # the served version: the session's load, cloned
-    process, _ = await _held_load(es, es_proxy, index_names, known=1)
+    process, _ = await _held_load(es, relay, index_names, known=1)
     process.send_signal(signal.SIGTERM)
-    es_proxy.set_mode("forward")  # the held request completes, then the clean-up runs
-    _, stderr = await asyncio.to_thread(process.communicate, timeout=60)
+    relay.release()  # the held request completes, then the clean-up runs
+    _, stderr = await asyncio.to_thread(process.communicate, timeout=HANG_S)
     assert process.returncode == 130, stderr
     assert "partial indices removed, aliases unchanged" in stderr
     assert await versions.current_version(es, index_names) == good.version
@@ -58,15 +76,15 @@ async def test_sigterm_midway_leaves_the_aliases_and_removes_the_new_indices(
 
 async def test_after_sigkill_the_next_load_removes_the_orphaned_version(
     es: AsyncElasticsearch,
-    es_proxy: TcpProxy,
+    relay: HoldingRelay,
     index_names: IndexNames,
     sample_sources: SourceFiles,
     sample_copy: SampleCopy,
 ) -> None:
     good = sample_copy.report  # the served version: the session's load, cloned
-    process, killed = await _held_load(es, es_proxy, index_names, known=1)
+    process, killed = await _held_load(es, relay, index_names, known=1)
     process.kill()
-    await asyncio.to_thread(process.communicate, timeout=60)
+    await asyncio.to_thread(process.communicate, timeout=HANG_S)
     assert await versions.current_version(es, index_names) == good.version
     assert killed in await versions.scan(es, index_names)  # left behind: no clean-up possible
     assert await versions.list_versions(es, index_names) == [good.version]  # not a target
@@ -82,7 +100,7 @@ async def test_orphan_clean_up_spares_live_loads_and_rollback_targets(
 ) -> None:
     first = sample_copy.report  # served: the session's load, cloned
     finished = indexer_process(es_url, index_names, "load", "--source-dir", "data/sample")
-    await asyncio.to_thread(finished.communicate, timeout=120)
+    await asyncio.to_thread(finished.communicate, timeout=HANG_S)
     second = await versions.current_version(es, index_names)
     assert finished.returncode == 0 and second != first.version
     assert await versions.rollback(es, index_names) == first.version
@@ -142,15 +160,15 @@ async def test_bulk_errors_over_the_threshold_abort_and_are_written_with_row_num
 
 async def test_elasticsearch_gone_midway_leaves_the_aliases_and_the_next_load_cleans_up(
     es: AsyncElasticsearch,
-    es_proxy: TcpProxy,
+    relay: HoldingRelay,
     index_names: IndexNames,
     sample_sources: SourceFiles,
     sample_copy: SampleCopy,
 ) -> None:
     good = sample_copy.report  # the served version: the session's load, cloned
-    process, partial = await _held_load(es, es_proxy, index_names, known=1)
-    es_proxy.set_mode("reset")
-    _, stderr = await asyncio.to_thread(process.communicate, timeout=120)
+    process, partial = await _held_load(es, relay, index_names, known=1)
+    await relay.cut()  # the node is gone: the held request reset, no connection accepted
+    _, stderr = await asyncio.to_thread(process.communicate, timeout=HANG_S)
     assert process.returncode == 1 and "error: Elasticsearch at" in stderr, stderr
     assert await versions.current_version(es, index_names) == good.version
     assert partial in await versions.scan(es, index_names)  # it could not clean up

@@ -13,17 +13,14 @@ from elasticsearch import AsyncElasticsearch
 from core.es_client import make_client
 from core.index_contract import INDEX_KINDS, SCHEMA, IndexKind, IndexNames
 from core.lookup_answers import stored_locations
-from devtools.tcp_proxy import TcpProxy
 from indexer import versions
 from indexer.load.run import LoadOptions, LoadReport, SourceFiles, load
 from tests.conftest import SampleCopy
-from tests.indexer.conftest import wait_for_new_version
 from tests.indexer.expected import csv_dicts, expected_locations
-from tests.indexer.holding_relay import HoldingRelay
+from tests.indexer.holding_relay import HANG_S, HoldingRelay
 from tests.source_rows import active_rows, nppes_rows, zip_centroid
 
 Loaded = tuple[IndexNames, LoadReport]
-HANG_S = 600.0  # a guard against a hang, never a measure of speed
 
 
 async def test_sample_counts_equal_the_source_files(
@@ -218,27 +215,38 @@ async def test_a_bad_file_leaves_the_aliases_and_removes_partial_indices(
     assert len(await es.indices.get(index=versioned)) == len(INDEX_KINDS)
 
 
+def _bulk(_method: str, path: str) -> bool:
+    return path.endswith("/_bulk")
+
+
 async def test_a_load_cancelled_midway_leaves_the_aliases(
     es: AsyncElasticsearch,
-    es_proxy: TcpProxy,
+    es_url: str,
     index_names: IndexNames,
     sample_sources: SourceFiles,
     sample_copy: SampleCopy,
 ) -> None:
     good = sample_copy.report  # served: the session's load, cloned
-    proxied = make_client(es_proxy.url)
+    relay = HoldingRelay(es_url, _bulk, let_through=3)  # one at a time: three answered
+    await relay.start()
+    relayed = make_client(relay.url, request_timeout=HANG_S)
     try:
         options = LoadOptions(names=index_names, chunk_size=100, concurrency=1)
-        task = asyncio.create_task(load(proxied, sample_sources, options))
-        await wait_for_new_version(es, index_names, known=1)
-        es_proxy.set_mode("pause")  # the load is held still with documents half written
-        await es_proxy.wait_held()
+        task = asyncio.create_task(load(relayed, sample_sources, options))
+        async with asyncio.timeout(HANG_S):  # a guard against a hang, not a measure of speed
+            await asyncio.wait(
+                {task, asyncio.create_task(relay.held.wait())},
+                return_when=asyncio.FIRST_COMPLETED,
+            )
+        assert relay.held.is_set() and not task.done(), task  # held with documents written
         task.cancel()
-        es_proxy.set_mode("forward")  # the held request completes, then the clean-up runs
+        relay.release()  # the held request completes, then the clean-up runs
         with pytest.raises(asyncio.CancelledError):
             await task
     finally:
-        await proxied.close()
+        await relayed.close()
+        await relay.close()
+    assert len(relay.forwarded_bodies) == 4  # the held one finished, none after the cancel
     assert await versions.current_version(es, index_names) == good.version
     assert list(await versions.scan(es, index_names)) == [good.version]
 

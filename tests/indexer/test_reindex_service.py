@@ -10,11 +10,10 @@ from elasticsearch import AsyncElasticsearch
 import tests.conftest as shared
 from core.es_client import make_client
 from core.index_contract import IndexNames
-from devtools.tcp_proxy import TcpProxy
 from indexer import versions
 from indexer.load.run import LoadOptions, SourceFiles, load
-from tests.indexer.conftest import wait_for_new_version
 from tests.indexer.expected import dac_rows
+from tests.indexer.holding_relay import HANG_S, HoldingRelay
 from tests.source_rows import active_rows
 
 
@@ -22,7 +21,6 @@ async def test_every_request_succeeds_with_the_same_answer_during_a_reindex(
     serve: shared.Serve,
     es: AsyncElasticsearch,
     es_url: str,
-    es_proxy: TcpProxy,
     index_names: IndexNames,
     sample_copy: shared.SampleCopy,
     sample_sources: SourceFiles,
@@ -43,22 +41,30 @@ async def test_every_request_succeeds_with_the_same_answer_during_a_reindex(
     before = {path: await get(path) for path in paths}
     assert all(status == 200 and body for status, body in before.values())
 
-    # The reindex goes through a proxy that holds it still halfway, so the answers below are
-    # given while the new version is being written (not merely "while the task ran").
-    proxied = make_client(es_proxy.url)
+    # The reindex goes through a relay that holds its fourth bulk request (one at a time: three
+    # were answered), so the answers below are given while the new version is being written
+    # (not merely "while the task ran").
+    relay = HoldingRelay(es_url, lambda _method, path: path.endswith("/_bulk"), let_through=3)
+    await relay.start()
+    proxied = make_client(relay.url, request_timeout=HANG_S)
     try:
         options = LoadOptions(names=index_names, chunk_size=200, concurrency=1)
         reindex = asyncio.create_task(load(proxied, sample_sources, options))
-        new = await wait_for_new_version(es, index_names, known=1)
-        es_proxy.set_mode("pause")
-        await es_proxy.wait_held()
-        assert await versions.current_version(es, index_names) == first.version != new
+        async with asyncio.timeout(HANG_S):  # a guard against a hang, not a measure of speed
+            await asyncio.wait(
+                {reindex, asyncio.create_task(relay.held.wait())},
+                return_when=asyncio.FIRST_COMPLETED,
+            )
+        assert relay.held.is_set() and not reindex.done(), reindex
+        [new] = [v for v in await versions.scan(es, index_names) if v != first.version]
+        assert await versions.current_version(es, index_names) == first.version
         for path in paths:  # during the reindex
             assert await get(path) == before[path], path
-        es_proxy.set_mode("forward")
+        relay.release()
         second = await reindex
     finally:
         await proxied.close()
+        await relay.close()
     for path in paths:  # and after the swap
         assert await get(path) == before[path], path
     assert await versions.current_version(es, index_names) == second.version == new

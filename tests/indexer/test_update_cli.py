@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -24,9 +23,8 @@ from indexer.update.nppes import update_nppes
 from indexer.update.options import UpdateOptions
 from tests.conftest import SampleCopy
 from tests.indexer.conftest import indexer_process
-from tests.indexer.holding_relay import HoldingRelay
+from tests.indexer.holding_relay import HANG_S, HoldingRelay, until_held
 
-HANG_S = 600.0  # a guard against a hang, never a measure of speed
 WRITTEN = 3  # bulk requests an update killed midway gets through
 MANY = UpdateCounts(new=200, changed=1500, deactivated=100, reactivated=0, stale=0)
 
@@ -81,21 +79,6 @@ def _actions_on(index: str, bodies: list[bytes]) -> int:
     return count
 
 
-async def _held(relay: HoldingRelay, process: subprocess.Popen[str]) -> None:
-    """Until the relay holds the child's request; a failure naming why if the child ends
-    first."""
-    held = asyncio.create_task(relay.held.wait())
-    ended = asyncio.create_task(asyncio.to_thread(process.wait))
-    try:
-        async with asyncio.timeout(HANG_S):  # a guard against a hang, not a measure of speed
-            await asyncio.wait({held, ended}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        held.cancel()
-    assert relay.held.is_set(), f"the update ended first: {process.communicate()}"
-    process.kill()
-    await ended
-
-
 async def test_an_update_killed_midway_leaves_whole_providers_and_completes_when_run_again(
     es: AsyncElasticsearch,
     es_url: str,
@@ -115,7 +98,9 @@ async def test_an_update_killed_midway_leaves_whole_providers_and_completes_when
         process = indexer_process(
             relay.url, index_names, "update", "--nppes", str(week.out), "--batch-rows", "20"
         )
-        await _held(relay, process)
+        await until_held(relay, process)
+        process.kill()
+        await asyncio.to_thread(process.wait)
         await relay.settled()
         forwarded = relay.forwarded_bodies
     finally:
