@@ -135,6 +135,7 @@ async def run(
     expected = await expected_answers(api, calls, auth[0])
     outcomes: list[Outcome] = []
     stop = asyncio.Event()
+    answered_while_down = asyncio.Event()
     started = time.monotonic()
     marks: dict[str, float] = {}
 
@@ -157,6 +158,8 @@ async def run(
             same = status == 200 and body == expected[call.key]
             detail = "" if same else _difference(status, body, expected[call.key])
             outcomes.append(Outcome(sent, latency_ms, call, status, same, detail))
+            if "kill" in marks and sent >= marks["kill"]:
+                answered_while_down.set()
 
     async def controller() -> tuple[str, bool, str]:
         try:
@@ -175,6 +178,9 @@ async def run(
             )
             marks["yellow"] = now()
             await asyncio.sleep(max(0.0, marks["kill"] + timeline.down_s - now()))
+            # However slow the machine, the node comes back only once a request sent while it
+            # was gone has its answer (the phase the test is about is never empty).
+            await asyncio.wait_for(answered_while_down.wait(), timeline.green_timeout_s)
             marks["restart"] = now()
             await asyncio.to_thread(cluster.restart, victim)
             await asyncio.to_thread(cluster.wait_for, "yellow", timeout_s=timeline.green_timeout_s)

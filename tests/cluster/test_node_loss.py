@@ -43,7 +43,7 @@ async def test_searches_and_lookups_survive_the_loss_of_a_node(
         await load(es, sample_sources, options)
     finally:
         await es.close()
-    await asyncio.to_thread(three_nodes.wait_for, "green", timeout_s=60)
+    await asyncio.to_thread(three_nodes.wait_for, "green", timeout_s=300)  # a guard of minutes
     search_index = names.alias("search")
     assert len(await asyncio.to_thread(three_nodes.primaries, search_index)) == SHARDS
 

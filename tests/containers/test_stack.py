@@ -47,6 +47,7 @@ NPPES = "npidata_pfile_sample.csv.gz"
 WEEK = "weekly/npidata_pfile_20240212-20240218.csv"
 SOURCE_MOUNT = "/data/source"  # where docker-compose.yml mounts the operator's folder
 PRACTICE = "Provider Business Practice Location Address"
+HANG_S = 600  # a guard against a hang, never a measure of speed
 Row = dict[str, str]
 
 
@@ -128,7 +129,7 @@ def stack(images: Images, operator_dir: Path) -> Iterator[Stack]:
     )
     try:
         stack.compose("up", "--detach", timeout=900)
-        wait_healthy(stack.container("api"), timeout_s=120)
+        wait_healthy(stack.container("api"), timeout_s=HANG_S)
         yield stack
     except BaseException:
         print(stack.compose("logs", "--tail", "60", check=False).stdout, file=sys.stderr)
@@ -192,7 +193,7 @@ def test_the_image_runs_unprivileged_and_says_what_it_is(images: Images) -> None
     )
     try:
         probe.start()
-        exit_code = probe.get_wrapped_container().wait(timeout=120)["StatusCode"]
+        exit_code = probe.get_wrapped_container().wait(timeout=HANG_S)["StatusCode"]
         stdout, _ = probe.get_logs()
     finally:
         probe.stop()
@@ -347,8 +348,8 @@ def test_sigterm_stops_the_api_at_once_and_cleanly(stack: Stack, images: Images)
     try:
         api.start()
         container = api.get_wrapped_container()
-        wait_healthy(str(container.id), timeout_s=60)
-        container.stop(timeout=30)  # SIGTERM, then SIGKILL after 30 s
+        wait_healthy(str(container.id), timeout_s=HANG_S)
+        container.stop(timeout=HANG_S)  # SIGTERM, then SIGKILL: long after any graceful stop
         container.reload()
         assert (container.attrs["State"]["ExitCode"], container.status) == (0, "exited")
     finally:

@@ -146,9 +146,9 @@ def stubborn_processes() -> Iterator[list[subprocess.Popen[bytes]]]:
     """Stand-ins for the nodes of a half-started cluster, each in its own session like a node:
     one stops on SIGTERM, one ignores it."""
     processes = [
-        subprocess.Popen(["sleep", "60"], start_new_session=True),
+        subprocess.Popen(["sleep", "3600"], start_new_session=True),
         subprocess.Popen(
-            ["sh", "-c", "trap '' TERM; echo trapped; exec sleep 60"],
+            ["sh", "-c", "trap '' TERM; echo trapped; exec sleep 3600"],
             start_new_session=True,
             stdout=subprocess.PIPE,
         ),

@@ -17,7 +17,8 @@ from tests.indexer.conftest import indexer_process
 
 async def _run(es_url: str, names: IndexNames, *args: str) -> str:
     process = indexer_process(es_url, names, *args)
-    stdout, stderr = await asyncio.to_thread(process.communicate, timeout=120)
+    # A guard against a hang, not a measure of speed.
+    stdout, stderr = await asyncio.to_thread(process.communicate, timeout=600)
     assert process.returncode == 0, stderr
     return stdout
 

@@ -21,7 +21,7 @@ from devtools.tcp_proxy import TcpProxy
 from indexer.lock import LockHeld, LockInfo, LockLost, current_lock, job_lock
 from indexer.versions import owner
 
-BOUND_S = 60.0  # a guard against a hang, never reached by a working lock: not a measure of speed
+BOUND_S = 300.0  # a guard against a hang, never reached by a working lock: not a measure of speed
 
 
 async def put_lock(

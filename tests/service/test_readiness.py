@@ -16,6 +16,7 @@ from service.web.settings import Settings
 from tests.conftest import ApiClient, ClientFactory, settings_for
 
 NOWHERE = {"index.routing.allocation.require._name": "no-such-node"}
+HANG_S = 300  # a guard against a hang, not a measure of speed
 
 
 async def _serve_indices(
@@ -71,7 +72,8 @@ async def test_a_missing_primary_is_not_ready_until_it_is_assigned(
     await es.indices.put_settings(
         index=search_index, settings={"index.routing.allocation.require._name": None}
     )
-    await es.cluster.health(index=search_index, wait_for_status="green", timeout="30s")
+    waiting = es.options(request_timeout=HANG_S + 30)
+    await waiting.cluster.health(index=search_index, wait_for_status="green", timeout=f"{HANG_S}s")
     response = await client.get("/readyz")  # the same service, never restarted
     assert response.status == 200
     assert (await response.json())["health"] == "green"
