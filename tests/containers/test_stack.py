@@ -27,7 +27,7 @@ from devtools.docker_node import engine_problem
 from devtools.image import Images, build
 from devtools.local_node import free_port
 from devtools.settings import REPO_ROOT
-from tests.conftest import needs_docker
+from tests.conftest import TEST_ES_TIMEOUT_S, needs_docker
 from tests.containers.stack import Stack, clean_env, compose_command, wait_healthy
 from tests.indexer.update_files import merge
 from tests.source_rows import (
@@ -120,6 +120,7 @@ def stack(images: Images, operator_dir: Path) -> Iterator[Stack]:
         PD_STACK_ES_PORT=str(es_port),
         PD_STACK_ES_TRANSPORT_PORT=str(free_port()),
         PD_STACK_API_PORT=str(api_port := free_port()),
+        PD_STACK_ES_REQUEST_TIMEOUT_S=str(TEST_ES_TIMEOUT_S),  # no answer hangs on the box's speed
     )
     stack = Stack(
         command=command,
