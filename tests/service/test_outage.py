@@ -21,13 +21,15 @@ from aiohttp.test_utils import TestServer
 from devtools.tcp_proxy import TcpProxy
 from service.web.app import create_app
 from service.web.settings import Settings
-from tests.conftest import ApiClient, ClientFactory
+from tests.conftest import TEST_ES_TIMEOUT_S, ApiClient, ClientFactory
 from tests.service.bulk_calls import ASYNC, BULK_PUBLISH, KICK_OFF, ExportJob, kick_off, outcome
 
 PROVIDER = "/v2/providers/1003000100"
 SEARCH = "/v2/providers/search"
 COVERAGE = "/v2/providers/coverage"
-HUNG_TIMEOUT_S = 5.0
+# Far beyond any answer of the sample on a slow, busy box: the answers after the hang must fit in
+# it too; the hung calls wait it out side by side, once.
+HUNG_TIMEOUT_S = 15.0
 COVERAGE_BODY = {"contractYear": 2026, "bidIds": ["H1234_001_000"], "npis": [{"npi": "1003000100"}]}
 PLANS_BODY: dict[str, object] = {"zip": "03031", "npis": [{"npi": "1003000100"}]}
 
@@ -180,7 +182,10 @@ async def test_with_several_nodes_a_lost_one_costs_no_request(
     client's node order is random, so both orders come up over the rounds."""
     proxy.set_mode("reset")
     settings = sample_settings.model_copy(
-        update={"elasticsearch_url": f"{proxy.url},{es_url}", "es_request_timeout_s": 10.0}
+        update={
+            "elasticsearch_url": f"{proxy.url},{es_url}",
+            "es_request_timeout_s": TEST_ES_TIMEOUT_S,
+        }
     )
     calls = every_call(export_job, with_kick_off=False)
     for _ in range(4):  # a new client (and node order) each round
@@ -199,7 +204,10 @@ async def test_a_node_answering_503_is_retried_on_another(
     export_job: ExportJob,
 ) -> None:
     settings = sample_settings.model_copy(
-        update={"elasticsearch_url": f"{unavailable_node},{es_url}", "es_request_timeout_s": 10.0}
+        update={
+            "elasticsearch_url": f"{unavailable_node},{es_url}",
+            "es_request_timeout_s": TEST_ES_TIMEOUT_S,
+        }
     )
     calls = every_call(export_job, with_kick_off=False)
     for _ in range(4):
