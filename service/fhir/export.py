@@ -5,7 +5,7 @@ one output file streamed page by page, cancel, and the sweep of expired jobs."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, cast
 
@@ -18,12 +18,13 @@ from core.index_contract import IndexNames
 from service.fhir import export_store as store
 from service.fhir.export_job import (
     DELETED,
+    ERRORS,
     JOB_LIFETIME_SECONDS,
-    ExportRequest,
     alias_of,
     aliases_of,
     deleted_bundle,
     files_of,
+    ignored_outcomes,
     page_body,
     plan_file,
     removals_page_body,
@@ -31,6 +32,7 @@ from service.fhir.export_job import (
     transaction_time,
     type_query,
 )
+from service.fhir.export_request import ExportRequest
 from service.fhir.hits import hit_of
 from service.fhir.models import Resource, ResourceType
 from service.fhir.plans import PlanRecord, PlanResources
@@ -80,6 +82,7 @@ async def kick_off(
         "expires": instant(now + timedelta(seconds=JOB_LIFETIME_SECONDS)),
         "pits": pits,
         "files": files,
+        "ignored": [list(pair) for pair in asked.ignored],
     }
     await store.save_job(es, names, job_id, job)
     return job_id
@@ -130,12 +133,33 @@ def _resources(kind: ResourceType, raw: Json, today: date) -> list[Resource]:
 
 
 async def file_lines(
+    es: AsyncElasticsearch,
+    names: IndexNames,
+    job_id: str,
+    job: Json,
+    name: str,
+    part: int,
+    page_size: int,
+) -> AsyncGenerator[bytes]:
+    """One output file (``name``: a type, DELETED or ERRORS), a page of hits at a time (NDJSON).
+    A snapshot found gone ends the job: its files can no longer be read whole."""
+    try:
+        async for lines in _file_lines(es, job, name, part, page_size):
+            yield lines
+    except store.SnapshotGone:
+        await cancel(es, names, job_id, job)
+        raise
+
+
+async def _file_lines(
     es: AsyncElasticsearch, job: Json, name: str, part: int, page_size: int
 ) -> AsyncIterator[bytes]:
-    """One output file (``name``: a type, or DELETED), a page of hits at a time (NDJSON)."""
     if name == DELETED:
         async for line in _deleted_lines(es, job, page_size):
             yield line
+        return
+    if name == ERRORS:
+        yield b"".join(orjson.dumps(outcome) + b"\n" for outcome in ignored_outcomes(job))
         return
     kind = cast(ResourceType, name)
     today = date.fromisoformat(job["day"])

@@ -1,5 +1,5 @@
-"""Bulk Data ``$export`` (HL7 Bulk Data Access IG 2.0), the pure part: a kick-off request read,
-the job it becomes, its manifest, and the query of one output file's page.
+"""Bulk Data ``$export`` (HL7 Bulk Data Access IG 2.0), the pure part: the job a kick-off
+(service.fhir.export_request) becomes, its manifest, and the query of one output file's page.
 
 An export is a snapshot: an Elasticsearch point in time (PIT) opened at kick-off on the
 aliases' current indices, one per alias read. Each output file is one slice of one type's query
@@ -9,70 +9,23 @@ over that PIT, streamed page by page, so any process answers any job and memory 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, Final
 
 from core.changes import CHANGED_AT, REMOVED_AT, instant
 from core.documents import Json
 from core.index_contract import IndexKind
-from service.errors import InvalidInput
 from service.fhir.models import PUBLISHED_TYPES, ResourceType, Search
 from service.fhir.published import PUBLISHED_SOURCE
 from service.fhir.query import build_query
 from service.search_kit.limits import RESOURCE_SOURCE
 
 DELETED: Final = "deleted"  # the manifest's list of removals, and their file's name
+ERRORS: Final = "error"  # the manifest's list of messages (lenient handling), and their file's
 
-NDJSON: Final = "application/fhir+ndjson"
-OUTPUT_FORMATS: Final = frozenset({NDJSON, "application/ndjson", "ndjson"})
-# Served from the search index's provider documents (one resource, or its locations, per hit).
-PROVIDER_TYPES: Final[tuple[ResourceType, ...]] = (
-    "Practitioner",
-    "PractitionerRole",
-    "Organization",
-    "OrganizationAffiliation",
-    "Location",
-)
 # Built from the plans (payers and networks, InsurancePlans): all in one more file of the type.
 PLAN_BUILT_TYPES: Final[tuple[ResourceType, ...]] = ("Organization", "InsurancePlan")
-EXPORT_TYPES: Final = (*PROVIDER_TYPES, *PUBLISHED_TYPES, "InsurancePlan")
 JOB_LIFETIME_SECONDS: Final = 3_600
-
-
-@dataclass(frozen=True)
-class ExportRequest:
-    types: tuple[ResourceType, ...]
-    since: datetime | None
-
-
-def read_kick_off(query: dict[str, str], prefer: str) -> ExportRequest:
-    """The kick-off's parameters; a 400 for what the server cannot do as asked."""
-    if "respond-async" not in prefer.replace(" ", "").lower().split(","):
-        raise InvalidInput("Prefer", "Prefer: respond-async is required to start an export")
-    output_format = query.get("_outputFormat", NDJSON)
-    if output_format not in OUTPUT_FORMATS:
-        raise InvalidInput("_outputFormat", f"_outputFormat: only {NDJSON} is supported")
-    named = [t.strip() for t in query.get("_type", "").split(",") if t.strip()]
-    unknown = [t for t in named if t not in EXPORT_TYPES]
-    if unknown:
-        raise InvalidInput("_type", f"_type: not exported here: {', '.join(unknown)}")
-    types = tuple(t for t in EXPORT_TYPES if not named or t in named)
-    return ExportRequest(types, _since(query.get("_since")))
-
-
-def _since(value: str | None) -> datetime | None:
-    if value is None:
-        return None
-    try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        moment = None
-    if moment is None or moment.tzinfo is None:
-        raise InvalidInput(
-            "_since", "_since: a FHIR instant with a time zone, e.g. 2026-01-01T00:00:00Z"
-        )
-    return moment.astimezone(UTC)
 
 
 def alias_of(kind: ResourceType) -> IndexKind:
@@ -136,7 +89,7 @@ def page_body(
     alias = alias_of(kind)
     body: Json = {
         "size": page_size,
-        "query": type_query(kind, _since(job.get("since")), job["day"]),
+        "query": type_query(kind, job_since(job), job["day"]),
         "pit": {"id": job["pits"][alias], "keep_alive": f"{JOB_LIFETIME_SECONDS}s"},
         "sort": ["_shard_doc"],
         "track_total_hits": False,
@@ -150,9 +103,17 @@ def page_body(
     return body
 
 
+def job_since(job: Json) -> datetime | None:
+    """The job's ``_since`` (stored as an ISO moment in UTC)."""
+    since = job.get("since")
+    return datetime.fromisoformat(since) if since else None
+
+
 def file_exists(job: Json, kind: str, part: int) -> bool:
     if kind == DELETED:
         return part == 0 and DELETED in job["pits"]
+    if kind == ERRORS:
+        return part == 0 and bool(job.get("ignored"))
     return kind in job["files"] and 0 <= part < parts(job, kind)
 
 
@@ -163,7 +124,7 @@ def removals_query(types: tuple[ResourceType, ...], since: datetime) -> Json:
 
 
 def removals_page_body(job: Json, after: list[Any] | None, page_size: int) -> Json:
-    since = _since(job["since"])
+    since = job_since(job)
     assert since is not None  # a job has removals only when asked with _since
     body: Json = {
         "size": page_size,
@@ -202,8 +163,31 @@ def manifest(job: Json, base: str, job_id: str, token_needed: bool) -> Json:
             if DELETED in job["pits"]
             else {}
         ),
-        "error": [],
+        "error": (
+            [{"type": "OperationOutcome", "url": f"{base}/$export-file/{job_id}/{ERRORS}/0"}]
+            if job.get("ignored")
+            else []
+        ),
     }
+
+
+def ignored_outcomes(job: Json) -> list[Json]:
+    """The error file: what lenient handling left out of the kick-off, one OperationOutcome per
+    parameter (as the IG asks of a server that processed such a request)."""
+    return [
+        {
+            "resourceType": "OperationOutcome",
+            "issue": [
+                {
+                    "severity": "warning",
+                    "code": "not-supported",
+                    "details": {"text": "ignored"},
+                    "diagnostics": f"{why}, so not applied",
+                }
+            ],
+        }
+        for _, why in job.get("ignored", [])
+    ]
 
 
 PUBLISH_MANIFEST: Final = "http://hl7.org/fhir/uv/bulkdata/StructureDefinition/BulkPublishManifest"

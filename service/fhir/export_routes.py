@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import logging
+from collections.abc import AsyncIterator
+from contextlib import aclosing
 from datetime import datetime
 from email.utils import format_datetime
 
@@ -11,19 +14,15 @@ from aiohttp import web
 from service.errors import ResourceNotFound
 from service.fhir.base import base_url
 from service.fhir.export import cancel, file_lines, kick_off, live_job
-from service.fhir.export_job import (
-    NDJSON,
-    file_exists,
-    manifest,
-    publish_manifest,
-    read_kick_off,
-)
+from service.fhir.export_job import file_exists, manifest, publish_manifest
+from service.fhir.export_request import NDJSON, read_kick_off
 from service.fhir.publish import published_job
 from service.web.contract import Route
 from service.web.keys import ES, INDEX_NAMES, SETTINGS, TODAY
 from service.web.middleware import allows_anonymous, requires_scope
 
 EXPORT_JOB = "$export-job"
+log = logging.getLogger(__name__)
 
 
 async def _job(request: web.Request) -> dict[str, object]:
@@ -37,7 +36,7 @@ async def _job(request: web.Request) -> dict[str, object]:
 @allows_anonymous
 @requires_scope("providers:read")
 async def export(request: web.Request) -> web.Response:
-    asked = read_kick_off(dict(request.query), request.headers.get("Prefer", ""))
+    asked = read_kick_off(request.query.items(), request.headers.get("Prefer", ""))
     app = request.app
     job_id = await kick_off(
         app[ES],
@@ -77,14 +76,35 @@ async def export_file(request: web.Request) -> web.StreamResponse:
     kind, part = request.match_info["type"], request.match_info["part"]
     if not part.isdigit() or not file_exists(job, kind, int(part)):
         raise ResourceNotFound(EXPORT_JOB, f"{request.match_info['job']}/{kind}/{part}")
-    response = web.StreamResponse(headers={"Content-Type": NDJSON})
-    await response.prepare(request)
-    async for chunk in file_lines(
-        request.app[ES], job, kind, int(part), request.app[SETTINGS].export_page_size
-    ):
-        await response.write(chunk)
+    app = request.app
+    job_id, page_size = request.match_info["job"], app[SETTINGS].export_page_size
+    lines = file_lines(app[ES], app[INDEX_NAMES], job_id, job, kind, int(part), page_size)
+    async with aclosing(lines):
+        # Read before the status line: Elasticsearch failing before the first byte is an
+        # answer of its own (a 503, or the 404 of a snapshot gone), not a 200.
+        first = await anext(lines, b"")
+        response = web.StreamResponse(headers={"Content-Type": NDJSON})
+        await response.prepare(request)
+        await _stream(request, response, first, lines)
     await response.write_eof()
     return response
+
+
+async def _stream(
+    request: web.Request, response: web.StreamResponse, first: bytes, rest: AsyncIterator[bytes]
+) -> None:
+    """The file's bytes after its 200. A failure once some are sent cannot change the status:
+    the connection is closed without the chunked body's last chunk, so the client sees the
+    transfer fail and never takes a short file for a whole one."""
+    try:
+        await response.write(first)
+        async for chunk in rest:
+            await response.write(chunk)
+    except Exception:
+        log.warning("export file %s cut short: the connection is closed", request.path)
+        if request.transport is not None:
+            request.transport.close()
+        raise
 
 
 @allows_anonymous

@@ -3,13 +3,17 @@ job, so any service process answers any job) and the points in time the jobs rea
 
 from __future__ import annotations
 
-from elasticsearch import AsyncElasticsearch
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from elasticsearch import AsyncElasticsearch, NotFoundError
 
 from core.changes import CHANGED_AT_MAPPING
 from core.documents import Json
 from core.index_contract import LOCK_ID, IndexNames
+from service.errors import NotFoundInput
 from service.fhir.store import EVERY_PLAN
-from service.storage import elasticsearch_errors
+from service.storage import ALLOW_PARTIAL_RESULTS, elasticsearch_errors
 
 JOBS_WHAT = "the export jobs index"
 # A job is read whole by its id; only its expiry is searched (the sweep). Its snapshot ids,
@@ -24,6 +28,29 @@ EXPORT_REQUEST_TIMEOUT_S = 30.0
 
 def _reading(es: AsyncElasticsearch) -> AsyncElasticsearch:
     return es.options(request_timeout=EXPORT_REQUEST_TIMEOUT_S)
+
+
+class SnapshotGone(NotFoundInput):
+    """A snapshot the job reads is gone: Elasticsearch closed its point in time (a node
+    restarted, a reload deleted the version it was opened on) or let it expire."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "job",
+            "this export's snapshot is gone (Elasticsearch no longer holds it): kick off a new"
+            " export",
+            code="export_snapshot_gone",
+        )
+
+
+@contextmanager
+def _in_snapshot(what: str) -> Iterator[None]:
+    """A search of a point in time names no index: its 404 is the point in time gone."""
+    with elasticsearch_errors(what):
+        try:
+            yield
+        except NotFoundError as error:
+            raise SnapshotGone() from error
 
 
 def jobs_index(names: IndexNames) -> str:
@@ -61,33 +88,46 @@ async def close_pit(es: AsyncElasticsearch, pit: str) -> None:
         await es.options(ignore_status=404).close_point_in_time(id=pit)
 
 
+async def _search_snapshot(es: AsyncElasticsearch, body: Json, what: str) -> Json:
+    """A search of a snapshot, every shard answering (a file missing some is no file)."""
+    with _in_snapshot(what):
+        response = await _reading(es).search(
+            body=body, allow_partial_search_results=ALLOW_PARTIAL_RESULTS
+        )
+    return dict(response.body)
+
+
 async def count(es: AsyncElasticsearch, pit: str, query: Json) -> int:
     body = {"size": 0, "query": query, "pit": {"id": pit}, "track_total_hits": True}
-    with elasticsearch_errors("an export count"):
-        response = await _reading(es).search(body=body)
+    response = await _search_snapshot(es, body, "an export count")
     return int(response["hits"]["total"]["value"])
 
 
 async def page(es: AsyncElasticsearch, body: Json) -> list[Json]:
-    with elasticsearch_errors("an export file"):
-        response = await _reading(es).search(body=body)
-    return list(response["hits"]["hits"])
+    return list((await _search_snapshot(es, body, "an export file"))["hits"]["hits"])
 
 
 async def snapshot_plans(es: AsyncElasticsearch, pit: str) -> Json:
     """Every plan, as the snapshot holds them (an answer of ``EVERY_PLAN``)."""
-    with elasticsearch_errors("an export file"):
-        response = await _reading(es).search(body={**EVERY_PLAN, "pit": {"id": pit}})
-    return dict(response.body)
+    return await _search_snapshot(es, {**EVERY_PLAN, "pit": {"id": pit}}, "an export file")
 
 
 async def save_job(es: AsyncElasticsearch, names: IndexNames, job_id: str, job: Json) -> None:
+    """The job recorded. Read back by id (a real-time get), so no refresh is waited for: one
+    waits for the index's next refresh, up to its interval, longer than the service's request
+    timeout (a first kick-off answered 503). Made on first use, the index is created under the
+    export's longer timeout: creating an index waits on the cluster state."""
+    index = jobs_index(names)
     with elasticsearch_errors(JOBS_WHAT):
-        if not await es.indices.exists(index=jobs_index(names)):
-            await es.options(ignore_status=400).indices.create(  # 400: another process made it
-                index=jobs_index(names), mappings=JOBS_MAPPING
+        if not await es.indices.exists(index=index):
+            await (
+                _reading(es)
+                .options(ignore_status=400)
+                .indices.create(  # 400: made elsewhere
+                    index=index, mappings=JOBS_MAPPING
+                )
             )
-        await es.index(index=jobs_index(names), id=job_id, document=job, refresh="wait_for")
+        await _reading(es).index(index=index, id=job_id, document=job)
 
 
 async def job(es: AsyncElasticsearch, names: IndexNames, job_id: str) -> Json | None:

@@ -16,7 +16,7 @@ from core.index_contract import IndexNames
 from core.publication import PUBLICATION_ID, Publication, publication_key
 from service.errors import ResourceNotFound
 from service.fhir.export import kick_off, live_job
-from service.fhir.export_job import EXPORT_TYPES, ExportRequest
+from service.fhir.export_request import EXPORT_TYPES, ExportRequest
 from service.storage import elasticsearch_errors
 
 PUBLICATION = "$bulk-publish"

@@ -157,6 +157,7 @@ async def test_an_expired_job_is_not_found_and_swept(
     assert job is not None
     expired = {**job, "expires": "2000-01-01T00:00:00Z"}
     await export_store.save_job(es, served_names, job_id, expired)
+    await es.indices.refresh(index=export_store.jobs_index(served_names))  # the sweep searches
     assert (await api.get(status)).status == 404
     await _kick_off(api, "?_type=Endpoint")  # a kick-off sweeps what expired
     assert await export_store.job(es, served_names, job_id) is None
