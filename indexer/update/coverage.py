@@ -145,7 +145,5 @@ async def update_coverage(es: Any, path: Path, options: UpdateOptions) -> Update
             for batch in chunked(read_coverage(path), options.batch_rows):
                 await applier.apply(batch, es)
             await applier.rewrite_networks(es, options.batch_rows)
-            await flag_networks(
-                es, live.indices["plans"], applier.plans, report.file, report.changed_at
-            )
+            await flag_networks(es, live.indices["plans"], applier.plans, report.file)
     return report

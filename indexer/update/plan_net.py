@@ -16,21 +16,18 @@ periods are those of the rows it has then. Everything becomes visible in one ref
 from __future__ import annotations
 
 import asyncio
-import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
 
 import orjson
 from elasticsearch.helpers import async_scan
 
-from core.changes import CHANGED_AT, SearchPair, removal, resources_gone, unstamped
+from core.changes import CHANGED_AT, SearchPair, resources_gone, unstamped
 from core.documents import CoverageDoc, Json, Location, Provider
 from core.index_contract import SEARCH_FIELDS as F
-from core.index_contract import coverage_doc_id, plan_document_id
+from core.index_contract import coverage_doc_id
 from core.lookup_answers import stored_locations, stored_provider
-from core.plan_offers import ZIPS_FIELD
-from core.plan_resources import plans_removals
 from core.search_fields import with_derived_fields
 from indexer.assembly import plan_net
 from indexer.assembly.documents import (
@@ -40,15 +37,14 @@ from indexer.assembly.documents import (
     stored_base,
 )
 from indexer.assembly.plan_net import Overlay, PlanLink
-from indexer.assembly.plan_net_published import published_documents
 from indexer.provenance import recorded_join_files
 from indexer.sources.nucc import read_nucc
 from indexer.sources.plan_net import PlanNetDirectory, read_plan_net
 from indexer.update import indexed as current
 from indexer.update.live_version import LiveVersion, visible_together
-from indexer.update.networks import flag_networks
+from indexer.update.networks import flag_networks, unflag_networks
 from indexer.update.options import UpdateError, UpdateOptions, update_session
-from indexer.update.plans import every_plan
+from indexer.update.plan_net_plans import replace_plans
 from indexer.update.removals import record_removals
 from indexer.update.report import UpdateReport
 from indexer.write.bulk import Action, Origin, bulk_index, chunked, delete_action, index_action
@@ -220,55 +216,6 @@ def _stored_base(lookup: Doc | None) -> str | None:
     return stored_base(provider, locations, [])
 
 
-async def _plans(es: Any, live: LiveVersion, directory: PlanNetDirectory, at: str) -> int:
-    """The directory's plans and published resources replaced: those that differ written with
-    ``at``, those it no longer publishes deleted (published ones recorded as removed); returns
-    how many removal records it wrote."""
-    index = live.indices["plans"]
-    query = {"query": {"term": {"source": directory.source}}}
-    before = {hit["_id"]: hit["_source"] async for hit in async_scan(es, index=index, query=query)}
-    every = await every_plan(es, index)
-    after = dict(every)  # the plans once written: what the plan-built resources are made of
-    origin = Origin(directory.source, 0, "")
-    written: list[str] = []
-
-    def actions() -> Iterator[Action]:
-        """The plans and published resources one by one, then the deletes of what they left."""
-        documents: Iterator[tuple[str, Any]] = itertools.chain(
-            ((plan_document_id(p), p) for p in plan_net.plan_documents(directory)),
-            published_documents(directory),
-        )
-        for doc_id, document in documents:
-            old = before.pop(doc_id, None)
-            # ZIPs are not in a stored plan's source (core.index_contract): not compared.
-            fresh = unstamped(current.as_indexed(document))
-            if old is not None and _without_zips(fresh) == _without_zips(unstamped(old)):
-                continue
-            written.append(doc_id)
-            if "resourceType" not in document:
-                after[doc_id] = document
-            fresh[CHANGED_AT] = at
-            yield index_action(index, doc_id, orjson.dumps(fresh), origin)
-        yield from (delete_action(index, doc_id, origin) for doc_id in before)
-
-    result = await bulk_index(es, actions())
-    if result.failed:
-        raise UpdateError(f"plans refused ({result.failed[0].reason}); run the update again")
-    for doc_id in before:
-        after.pop(doc_id, None)
-    gone, back = plans_removals(every.values(), after.values(), at)
-    removed = [
-        removal(doc["resourceType"], doc["id"], at)
-        for doc in before.values()
-        if "resourceType" in doc
-    ]
-    return await record_removals(es, live.indices["removals"], [*removed, *gone], [*written, *back])
-
-
-def _without_zips(doc: Doc) -> Doc:
-    return {key: value for key, value in doc.items() if key != ZIPS_FIELD}
-
-
 async def update_plan_net(
     es: Any, path: Path, options: UpdateOptions, name: str | None = None
 ) -> UpdateReport:
@@ -282,12 +229,15 @@ async def update_plan_net(
         report.warnings = directory.warnings
         report.normalised = directory.normalised
         applier = _Applier(live, directory, report, nucc)
-        async with visible_together(es, list(live.indices.values())):
-            report.removals += await _plans(es, live, directory, report.changed_at)
-            before = await _listed_before(es, live.indices["search"], directory.source)
+        indices = live.indices
+        async with visible_together(es, list(indices.values())):
+            removals, flagged = await replace_plans(es, live, directory, report.changed_at)
+            report.removals += removals
+            before = await _listed_before(es, indices["search"], directory.source)
             for npis in chunked(sorted(before | set(directory.providers)), options.batch_rows):
                 await applier.apply(es, npis)
-            await flag_networks(
-                es, live.indices["plans"], applier.plans, directory.source, report.changed_at
+            await flag_networks(es, indices["plans"], applier.plans, directory.source)
+            await unflag_networks(
+                es, indices["plans"], indices["coverage"], flagged - applier.plans, directory.source
             )
     return report
