@@ -8,7 +8,9 @@ ten-digit one, by its own id: core.npi.provider_key), a Location by its location
 practitioner at every practice location the directory knows), or one for no network. A
 specialty is served only where the guide's binding allows its NUCC code
 (core.plan_net_codes.individual_specialty / any_specialty); every taxonomy stays in
-Practitioner.qualification (an extensible binding) and PractitionerRole.code.
+Practitioner.qualification (an extensible binding) and PractitionerRole.code. A provider a payer
+published without an NPI is identified by its key under the directory's own system (Plan-Net
+requires a Practitioner's identifier).
 """
 
 from __future__ import annotations
@@ -47,6 +49,16 @@ from service.fhir.elements import (
 )
 from service.fhir.models import Resource, ResourceType
 
+# The directory's own identifiers: a provider's key (core.npi.provider_key), for the providers a
+# payer published without an NPI (then the key is the id the directory made for its resource).
+PROVIDER_KEY_SYSTEM = "urn:provider-directory:provider-key"
+
+
+def identifiers(provider: ListedProvider) -> list[Resource]:
+    """The NPI as published; without one, the provider's key."""
+    key = {"use": "secondary", "system": PROVIDER_KEY_SYSTEM, "value": key_of(provider)}
+    return npi_identifier(provider) or [key]
+
 
 def practitioner(provider: ListedProvider) -> Resource:
     qualifications = [
@@ -64,7 +76,7 @@ def practitioner(provider: ListedProvider) -> Resource:
             "resourceType": "Practitioner",
             "id": key_of(provider),
             "meta": provider_meta("Practitioner", provider),
-            "identifier": npi_identifier(provider),
+            "identifier": identifiers(provider),
             "active": True,
             "name": [human_name(provider)],
             "gender": GENDERS.get(provider["gender"] or ""),
@@ -155,7 +167,7 @@ def organization(provider: ListedProvider, locations: Sequence[Location]) -> Res
             "resourceType": "Organization",
             "id": key_of(provider),
             "meta": provider_meta("Organization", provider),
-            "identifier": npi_identifier(provider),
+            "identifier": identifiers(provider),
             "active": True,
             "type": [{"coding": [{"system": ORG_TYPE_SYSTEM, "code": code, "display": shown}]}],
             "name": display_name(provider),
