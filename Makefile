@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
 .PHONY: install run test lint typecheck pytest token es-start es-stop es-status bench sample clean
-.PHONY: cluster-test
+.PHONY: cluster-test fhir-validate
 .PHONY: engine-start engine-stop container-bases image container-test
 
 $(STAMP): pyproject.toml
@@ -76,6 +76,12 @@ bench: install
 
 sample: install
 	$(PY) -m devtools.build_sample
+
+# Every resource /fhir serves for the sample with its Plan-Net reference export through the HAPI
+# validator, none with an error (minutes; `make test` validates each shape once):
+# tests/service/fhir/test_fhir_sweep.py, on a node it starts unless ELASTICSEARCH_URL is set.
+fhir-validate: install
+	PD_FHIR_SWEEP=1 $(VENV)/bin/pytest -q -p no:randomly --durations=5 tests/service/fhir/test_fhir_sweep.py
 
 # Containers (README "Container deployment"). engine-start: dockerd without a bridge when no
 # engine answers (devtools/engine.py); container-bases: the debootstrap stand-in base images

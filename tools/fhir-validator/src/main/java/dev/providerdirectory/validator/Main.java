@@ -3,7 +3,6 @@ package dev.providerdirectory.validator;
 import ca.uhn.fhir.context.FhirContext;
 import ca.uhn.fhir.context.support.DefaultProfileValidationSupport;
 import ca.uhn.fhir.validation.FhirValidator;
-import ca.uhn.fhir.validation.ResultSeverityEnum;
 import ca.uhn.fhir.validation.SingleValidationMessage;
 import ca.uhn.fhir.validation.ValidationResult;
 import com.google.gson.Gson;
@@ -31,11 +30,14 @@ import org.hl7.fhir.common.hapi.validation.validator.FhirInstanceValidator;
 /**
  * Validates FHIR R4 resources offline against the IG packages named on the command line.
  *
- * <p>Arguments: IG package files (.tgz) under packages/ on the classpath. Input: NDJSON resources on stdin.
- * Output: one JSON line per resource on stdout: {"resource": "Type/id", "profile": ..., "errors":
- * [...], "warnings": n}, in input order. Each resource is validated against the profile in its
- * meta.profile, in a pool of -Dthreads (default: one per processor) threads after one resource of
- * each profile has warmed the caches (ValidationSupportChain caches lookups itself in HAPI 8).
+ * <p>Arguments: IG package files (.tgz) under packages/ on the classpath. Input: NDJSON resources
+ * on stdin. Output: one JSON line per resource on stdout, in input order: {"resource": "Type/id",
+ * "profile": ..., "messages": [{"severity", "location", "message", "id"}, ...]}, every message
+ * HAPI gives (fatal, error, warning, information) with the path of the element it is about; the
+ * caller decides which fail. Each resource is validated against the profile in its meta.profile
+ * (none: its base type), in a pool of -Dthreads (default: one per processor) threads after one
+ * resource of each profile has warmed the caches (ValidationSupportChain caches lookups itself in
+ * HAPI 8). An extension no package defines is an error.
  */
 public final class Main {
   private static final Gson GSON = new Gson();
@@ -57,6 +59,9 @@ public final class Main {
             new SnapshotGeneratingValidationSupport(context));
     FhirInstanceValidator instanceValidator = new PerThreadInstanceValidator(chain);
     instanceValidator.setNoTerminologyChecks(false);
+    // An extension no package defines is an error, not a warning: a misspelt Plan-Net
+    // extension URL would otherwise pass unseen.
+    instanceValidator.setAnyExtensionsAllowed(false);
     FhirValidator validator = context.newValidator().registerValidatorModule(instanceValidator);
 
     BufferedReader in =
@@ -90,31 +95,29 @@ public final class Main {
     return JsonParser.parseString(line).getAsJsonObject();
   }
 
-  /** One resource's verdict as a JSON line; FhirValidator is thread-safe. */
+  /**
+   * One resource's verdict as a JSON line: every message HAPI gives, each with its severity, the
+   * path of the element it is about and HAPI's message id (the caller decides what fails).
+   * FhirValidator is thread-safe.
+   */
   private static String summarise(FhirValidator validator, String line) {
     JsonObject resource = parse(line);
     String profile = declaredProfile(resource);
     ValidationResult result = validator.validateWithResult(line);
-    JsonArray errors = new JsonArray();
-    int warnings = 0;
+    JsonArray messages = new JsonArray();
     for (SingleValidationMessage message : result.getMessages()) {
-      ResultSeverityEnum severity = message.getSeverity();
-      if (severity == ResultSeverityEnum.ERROR || severity == ResultSeverityEnum.FATAL) {
-        JsonObject error = new JsonObject();
-        error.addProperty("location", message.getLocationString());
-        error.addProperty("message", message.getMessage());
-        error.addProperty("id", message.getMessageId());
-        errors.add(error);
-      } else if (severity == ResultSeverityEnum.WARNING) {
-        warnings++;
-      }
+      JsonObject found = new JsonObject();
+      found.addProperty("severity", message.getSeverity().getCode());
+      found.addProperty("location", message.getLocationString());
+      found.addProperty("message", message.getMessage());
+      found.addProperty("id", message.getMessageId());
+      messages.add(found);
     }
     JsonObject summary = new JsonObject();
     summary.addProperty(
         "resource", resource.get("resourceType").getAsString() + "/" + idOf(resource));
     summary.addProperty("profile", profile);
-    summary.add("errors", errors);
-    summary.addProperty("warnings", warnings);
+    summary.add("messages", messages);
     return GSON.toJson(summary);
   }
 
