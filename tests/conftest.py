@@ -254,8 +254,8 @@ FHIR_TESTS = "tests/service/fhir/"
 
 class WholeModules(LoadFileScheduling):  # type: ignore[misc]  # pytest-xdist has no types
     """How ``-n N`` deals the tests out: a module at a time (its module-scoped loads happen once),
-    and every FHIR test to the same worker (each worker that runs one starts the validation of
-    everything /fhir serves, ``served_validation``: a JVM's worth of CPU, so only once)."""
+    and every FHIR test to the same worker (each worker that runs one loads the sample with its
+    Plan-Net export, ``fhir_loaded``: so only once)."""
 
     def _split_scope(self, nodeid: str) -> str:
         module = super()._split_scope(nodeid)
