@@ -1,10 +1,13 @@
 """An incremental ``$export``: after an ``update --nppes`` whose file adds, changes and
 deactivates known NPIs, ``_since`` the previous export's ``transactionTime`` gives exactly the
-resources of the NPIs it added or changed, and lists exactly those it removed (expected sets from
-the generated file and the documents before the update)."""
+resources of the NPIs it added or changed, and lists exactly those it removed. Expected from the
+update's input (the generated file: which NPIs, of which kind), the sample's coverage file (the
+networks a provider's roles are in today), and the search documents (the locations an NPI has,
+before and after); what was removed, from the export the client had before."""
 
 from __future__ import annotations
 
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -13,19 +16,18 @@ from elasticsearch import AsyncElasticsearch
 from elasticsearch.helpers import async_scan
 from yarl import URL
 
+from core.plan_net_codes import NETWORK_REFERENCE
 from indexer.generate.weekly import UpdateCounts, generate_update
 from indexer.load.run import SourceFiles
 from indexer.update.nppes import update_nppes
 from indexer.update.options import UpdateOptions
-from tests.conftest import ApiClient, SampleCopy, Serve, settings_for
+from tests.conftest import SAMPLE_DIR, SAMPLE_TODAY, ApiClient, SampleCopy, Serve, settings_for
+from tests.source_rows import canonical_bid, coverage_rows, in_force, nppes_rows
 
 ASYNC = {"Prefer": "respond-async"}
 PROVIDER_TYPES = "Practitioner,PractitionerRole,Organization,OrganizationAffiliation,Location"
 WEEK = UpdateCounts(new=20, changed=60, deactivated=15, reactivated=5, stale=5, invalid=2)
-OWN = {
-    "individual": ("Practitioner", "PractitionerRole"),
-    "organization": ("Organization", "OrganizationAffiliation"),
-}
+OWN = {"1": ("Practitioner", "PractitionerRole"), "2": ("Organization", "OrganizationAffiliation")}
 
 
 async def _export(api: ApiClient, query: str) -> dict[str, Any]:
@@ -90,17 +92,33 @@ async def test_since_the_last_export_gives_exactly_what_an_nppes_update_changed_
 
     after = await _search_docs(es, names.alias("search"))
     incremental = await _export(api, f"&_since={previous['transactionTime']}")
-    everything = await _exported(api, await _export(api, ""))
+    exported = await _lines(api, incremental["output"])
     npis = week.npis
-    touched: set[str] = set()
-    for npi in {*npis.new, *npis.reactivated, *npis.changed}:
-        touched |= {f"{kind}/{npi}" for kind in OWN[after[npi]["provider"]["entityType"]]}
-        touched |= _roles_in(everything, npi)
-        touched |= {f"Location/{place}" for place in _location_ids(after[npi])}
+    touched = {*npis.new, *npis.reactivated, *npis.changed}
+    entity = {r["NPI"]: r["Entity Type Code"] for r in nppes_rows(sample_sources.nppes_file)}
+    entity |= {r["NPI"]: r["Entity Type Code"] for r in nppes_rows(week.out) if r["NPI"] in touched}
+    individuals = {npi for npi in touched if entity[npi] == "1"}
+    organizations = touched - individuals
+    in_network = _networks_today()
+    # Each NPI the file adds or changes: its own resource; an individual's role in each network
+    # the coverage file has it in today (one without any: its one role); an organisation's
+    # affiliation when it is in one; the locations the provider has now.
+    expected = Counter(
+        {f"Practitioner/{npi}": 1 for npi in individuals}
+        | {f"Organization/{npi}": 1 for npi in organizations}
+        | {f"OrganizationAffiliation/{npi}": 1 for npi in organizations if in_network[npi]}
+        | {f"Location/{place}": 1 for npi in touched for place in _location_ids(after[npi])}
+        | {f"PractitionerRole of {npi}": max(1, len(in_network[npi])) for npi in individuals}
+    )
+    assert expected and Counter(_named(r) for r in exported) == expected
+    roles = [r for r in exported if r["resourceType"] == "PractitionerRole"]
+    networks = {(r["practitioner"]["reference"], *_network_references(r)) for r in roles}
+    assert len(networks) == len(roles)  # each role of a provider in another network
+
     exported_before = await _exported(api, previous)
     removed: set[str] = set()
     for npi in npis.deactivated:
-        removed |= {f"{kind}/{npi}" for kind in OWN[before[npi]["provider"]["entityType"]]}
+        removed |= {f"{kind}/{npi}" for kind in OWN[entity[npi]]}
         removed |= _roles_in(exported_before, npi)
         removed |= {f"Location/{place}" for place in _location_ids(before[npi])}
     for npi in npis.changed:
@@ -108,9 +126,32 @@ async def test_since_the_last_export_gives_exactly_what_an_nppes_update_changed_
             f"Location/{p}"
             for p in set(_location_ids(before[npi])) - set(_location_ids(after[npi]))
         }
-
-    exported = await _exported(api, incremental)
-    assert exported and exported == touched & everything
     deleted = await _deleted(api, incremental)
-    assert deleted and deleted == removed - everything
-    assert not deleted & exported
+    assert deleted and deleted == removed
+    assert not deleted & {f"{r['resourceType']}/{r['id']}" for r in exported}
+
+
+def _networks_today() -> defaultdict[str, set[tuple[str, str]]]:
+    """NPI -> the plan years (contract year, bid id) the sample's coverage file has it in
+    network on the day the service is pinned to."""
+    found: defaultdict[str, set[tuple[str, str]]] = defaultdict(set)
+    for row in coverage_rows(SAMPLE_DIR):
+        if row["network_status"] == "in_network" and in_force(row, SAMPLE_TODAY):
+            found[row["npi"]].add((row["contract_year"], canonical_bid(row["bid_id"])))
+    return found
+
+
+def _named(resource: dict[str, Any]) -> str:
+    """A resource as the expectations name it: its type and id; a role by its practitioner."""
+    if resource["resourceType"] == "PractitionerRole":
+        practitioner = resource["practitioner"]["reference"].removeprefix("Practitioner/")
+        return f"PractitionerRole of {practitioner}"
+    return f"{resource['resourceType']}/{resource['id']}"
+
+
+def _network_references(role: dict[str, Any]) -> list[str]:
+    return [
+        e["valueReference"]["reference"]
+        for e in role.get("extension", [])
+        if e["url"] == NETWORK_REFERENCE
+    ]
