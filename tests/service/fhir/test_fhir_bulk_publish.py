@@ -13,7 +13,8 @@ from yarl import URL
 from core.publication import PUBLICATION_ID, Publication
 from service.fhir import export_store
 from tests.conftest import ApiClient, SampleCopy, Serve, settings_for
-from tests.service.fhir.fhir_rows import found_ids
+from tests.plan_net_rows import resources
+from tests.service.fhir.conftest import PLAN_NET_NAME
 
 MANIFEST_TYPE = "http://hl7.org/fhir/uv/bulkdata/StructureDefinition/BulkPublishManifest"
 
@@ -39,7 +40,7 @@ async def test_the_loaded_directory_is_published_whole(api: ApiClient) -> None:
     output: list[dict[str, str]] = manifest["output"]  # type: ignore[assignment]
     endpoints = [entry["url"] for entry in output if entry["type"] == "Endpoint"]
     exported = [rid for url in endpoints for rid in await _ids(api, url)]
-    assert Counter(exported) == Counter(await found_ids(api, "Endpoint", []))
+    assert Counter(exported) == Counter(f"{PLAN_NET_NAME}-{e['id']}" for e in resources("Endpoint"))
     again, same = await _published(api)
     assert again == manifest and same == etag
 
