@@ -61,21 +61,24 @@ def removal(resource_type: str, resource_id: str, removed_at: str) -> tuple[str,
     return f"{resource_type}/{resource_id}", record
 
 
-_PROVIDER_RESOURCES = {
-    "individual": ("Practitioner", "PractitionerRole"),
-    "organization": ("Organization", "OrganizationAffiliation"),
-}
-
-
 def provider_removals(search: dict[str, Any], removed_at: str) -> list[tuple[str, Removal]]:
-    """The FHIR resources a provider's search document is served as (its own, its role and its
-    locations), as removal records: what disappears when the provider is removed."""
+    """The FHIR resources a provider's search document is served as, as removal records: what
+    disappears when the provider is removed. An individual: its Practitioner and a role per
+    network it is in (core.network.role_id), its one role without any; an organisation: its
+    Organization and, in a network, its OrganizationAffiliation; and its locations."""
     npi = search["npi"]
-    kinds = _PROVIDER_RESOURCES.get(search["provider"]["entityType"], ())
-    records = [removal(kind, npi, removed_at) for kind in kinds]
-    if "PractitionerRole" in kinds:  # a role per network it is listed in (core.network.role_id)
-        keys = dict.fromkeys(period["key"] for period in search.get("networks", []))
-        records += [removal("PractitionerRole", role_id(npi, key), removed_at) for key in keys]
+    networks = list(dict.fromkeys(period["key"] for period in search.get("networks", [])))
+    entity = search["provider"]["entityType"]
+    records: list[tuple[str, Removal]] = []
+    if entity == "individual":
+        records.append(removal("Practitioner", npi, removed_at))
+        records += [removal("PractitionerRole", role_id(npi, k), removed_at) for k in networks]
+        if not networks:
+            records.append(removal("PractitionerRole", role_id(npi, None), removed_at))
+    elif entity == "organization":
+        records.append(removal("Organization", npi, removed_at))
+        if networks:
+            records.append(removal("OrganizationAffiliation", npi, removed_at))
     records += [removal("Location", place["id"], removed_at) for place in search["locations"]]
     return records
 

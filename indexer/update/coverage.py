@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from core.changes import CHANGED_AT
+from core.changes import CHANGED_AT, SearchPair, resources_gone
 from core.documents import CoverageDoc
 from core.network import NETWORKS_FIELD, periods_of
 from core.search_fields import with_derived_fields
@@ -32,6 +32,7 @@ from indexer.update import indexed as current
 from indexer.update.live_version import LiveVersion, visible_together
 from indexer.update.networks import flag_networks
 from indexer.update.options import UpdateError, UpdateOptions, update_session
+from indexer.update.removals import record_removals
 from indexer.update.report import UpdateReport
 from indexer.write.bulk import Action, Origin, bulk_index, chunked, delete_action, index_action
 from indexer.write.rejects import Rejects
@@ -44,6 +45,7 @@ class _Applier:
     def __init__(self, live: LiveVersion, report: UpdateReport, rejects: Rejects) -> None:
         self._index = live.indices["coverage"]
         self._search = live.indices["search"]
+        self._removals = live.indices["removals"]
         self._report = report
         self._rejects = rejects
         self._seen = KeySet()
@@ -103,6 +105,7 @@ class _Applier:
             refreshed = await current.coverage_rows(es, self._index, npis)
             searched = await current.documents(es, self._search, npis)
             actions: list[Action] = []
+            rewritten: list[SearchPair] = []
             for npi in npis:
                 if npi not in searched:
                     continue  # coverage of an NPI without a provider (as in a load)
@@ -115,6 +118,7 @@ class _Applier:
                     body = orjson.dumps(with_derived_fields({**stored, **changed}))
                     origin = Origin(self._report.file, 0, npi)
                     actions.append(index_action(self._search, npi, body, origin))
+                    rewritten.append((stored, {**stored, **changed}))
             result = await bulk_index(es, actions)
             if result.failed:
                 raise UpdateError(
@@ -122,6 +126,11 @@ class _Applier:
                     f" in search were not ({result.failed[0].reason}); run the update again"
                 )
             self._report.search_rewritten += len(actions)
+            # A role in a network it left, its one role once in one, an affiliation: gone.
+            removed, present = resources_gone(rewritten, self._report.changed_at)
+            self._report.removals += await record_removals(
+                es, self._removals, removed.items(), present
+            )
 
 
 def _npi(item: CoverageRow | CoverageDelete) -> str:
@@ -140,7 +149,7 @@ async def update_coverage(es: Any, path: Path, options: UpdateOptions) -> Update
     """Apply a coverage delta file to the live version; returns the report."""
     async with update_session(es, "coverage", path, options) as (live, report, rejects):
         applier = _Applier(live, report, rejects)
-        written = [live.indices[kind] for kind in ("coverage", "search", "plans")]
+        written = [live.indices[kind] for kind in ("coverage", "search", "plans", "removals")]
         async with visible_together(es, written):
             for batch in chunked(read_coverage(path), options.batch_rows):
                 await applier.apply(batch, es)

@@ -1,9 +1,11 @@
 """When each resource last changed, and what an update removed (core.changes): a load stamps
 everything with its start, an NPPES update stamps exactly what its file adds or changes and
-records the FHIR resources it removes."""
+records the FHIR resources it removes: an individual's roles (one per network, its one role in
+none), an organisation's affiliation only when it was in a network."""
 
 from __future__ import annotations
 
+from collections import defaultdict
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -18,7 +20,7 @@ from indexer.generate.weekly import UpdateCounts, UpdateStats, generate_update
 from indexer.load.run import SourceFiles
 from indexer.update.nppes import update_nppes
 from indexer.update.options import UpdateOptions
-from tests.source_rows import nppes_rows
+from tests.source_rows import canonical_bid, coverage_rows, nppes_rows
 
 WEEK = UpdateCounts(new=20, changed=60, deactivated=15, reactivated=5, stale=5, invalid=2)
 _OWN = {"1": ("Practitioner", "PractitionerRole"), "2": ("Organization", "OrganizationAffiliation")}
@@ -36,6 +38,16 @@ async def _sources(es: AsyncElasticsearch, names: IndexNames, kind: IndexKind) -
         hit["_id"]: hit["_source"]
         async for hit in async_scan(es, index=names.alias(kind), query=query)
     }
+
+
+def _networks() -> defaultdict[str, set[tuple[str, str]]]:
+    """NPI -> the plan years (contract year, bid id) of its in-network rows in the sample's
+    coverage file, in force or not: a search document keeps every period."""
+    found: defaultdict[str, set[tuple[str, str]]] = defaultdict(set)
+    for row in coverage_rows(shared.SAMPLE_DIR):
+        if row["network_status"] == "in_network":
+            found[row["npi"]].add((row["contract_year"], canonical_bid(row["bid_id"])))
+    return found
 
 
 def _location_ids(search: dict[str, Any]) -> list[str]:
@@ -85,14 +97,28 @@ async def test_an_nppes_update_stamps_what_changed_and_records_what_it_removed(
     assert datetime.fromisoformat(report.changed_at) >= started
 
     entity = {row["NPI"]: row["Entity Type Code"] for row in nppes_rows(sample_sources.nppes_file)}
+    networks = _networks()
     expected = set()
+    roles: dict[str, int] = {}  # NPI -> its roles in networks (<npi>-<plan year> each)
     for npi in npis.deactivated:
-        expected |= {f"{kind}/{npi}" for kind in _OWN[entity[npi]]}
+        own, in_network = _OWN[entity[npi]]
+        expected.add(f"{own}/{npi}")
+        if own == "Organization" and networks[npi]:
+            expected.add(f"{in_network}/{npi}")
+        elif own == "Practitioner" and not networks[npi]:
+            expected.add(f"{in_network}/{npi}")  # its one role, in no network
+        elif own == "Practitioner":
+            roles[npi] = len(networks[npi])
         expected |= {f"Location/{place}" for place in _location_ids(before[npi])}
     for npi in npis.changed:  # a changed address is a Location gone and another one new
         gone = set(_location_ids(before[npi])) - set(_location_ids(after[npi]))
         expected |= {f"Location/{place}" for place in gone}
     removals = await _sources(es, names, "removals")
+    in_networks = {
+        npi: {r for r in removals if r.startswith(f"PractitionerRole/{npi}-")} for npi in roles
+    }
+    assert {npi: len(found) for npi, found in in_networks.items()} == roles
+    expected |= {role for found in in_networks.values() for role in found}
     assert set(removals) == expected and report.removals == len(expected)
     assert {r["removedAt"] for r in removals.values()} == {report.changed_at}
     assert all(f"{r['resourceType']}/{r['id']}" == key for key, r in removals.items())

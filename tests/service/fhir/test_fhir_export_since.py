@@ -27,7 +27,7 @@ from tests.source_rows import canonical_bid, coverage_rows, in_force, nppes_rows
 ASYNC = {"Prefer": "respond-async"}
 PROVIDER_TYPES = "Practitioner,PractitionerRole,Organization,OrganizationAffiliation,Location"
 WEEK = UpdateCounts(new=20, changed=60, deactivated=15, reactivated=5, stale=5, invalid=2)
-OWN = {"1": ("Practitioner", "PractitionerRole"), "2": ("Organization", "OrganizationAffiliation")}
+OWN = {"1": "Practitioner", "2": "Organization"}
 
 
 async def _export(api: ApiClient, query: str) -> dict[str, Any]:
@@ -48,8 +48,10 @@ async def _lines(api: ApiClient, entries: list[dict[str, str]]) -> list[dict[str
 
 
 def _roles_in(ids: set[str], npi: str) -> set[str]:
-    """An individual's roles in a network (``PractitionerRole/<npi>-<network>``) among ``ids``."""
-    return {i for i in ids if i.startswith(f"PractitionerRole/{npi}-")}
+    """A provider's roles (``PractitionerRole/<npi>``, or one ``<npi>-<plan year>`` per network)
+    and its affiliation among ``ids``."""
+    alone = {f"PractitionerRole/{npi}", f"OrganizationAffiliation/{npi}"}
+    return {i for i in ids if i in alone or i.startswith(f"PractitionerRole/{npi}-")}
 
 
 async def _exported(api: ApiClient, manifest: dict[str, Any]) -> set[str]:
@@ -118,8 +120,8 @@ async def test_since_the_last_export_gives_exactly_what_an_nppes_update_changed_
     exported_before = await _exported(api, previous)
     removed: set[str] = set()
     for npi in npis.deactivated:
-        removed |= {f"{kind}/{npi}" for kind in OWN[entity[npi]]}
-        removed |= _roles_in(exported_before, npi)
+        removed.add(f"{OWN[entity[npi]]}/{npi}")
+        removed |= _roles_in(exported_before, npi)  # what the client had of it
         removed |= {f"Location/{place}" for place in _location_ids(before[npi])}
     for npi in npis.changed:
         removed |= {
