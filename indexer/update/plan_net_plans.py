@@ -53,7 +53,9 @@ async def replace_plans(
             published_documents(directory),
         )
         for doc_id, document in documents:
-            old = before.pop(doc_id, None)
+            old, known = before.pop(doc_id, None), every.get(doc_id)
+            if old is None and known is not None and known["source"] != directory.source:
+                continue  # another source's record of a bid id wins, as in a load
             fresh = unstamped(current.as_indexed(document))
             if "resourceType" not in document:  # a plan: its flag kept until settled
                 fresh[NETWORK_ROWS_FIELD] = bool(old and old.get(NETWORK_ROWS_FIELD))

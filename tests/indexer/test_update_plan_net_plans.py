@@ -11,6 +11,7 @@ import gzip
 import json
 import uuid
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -69,18 +70,26 @@ async def _plans(es: AsyncElasticsearch, names: IndexNames) -> dict[str, dict[st
     return {hit["_id"]: hit["_source"] async for hit in async_scan(es, index=index, query=query)}
 
 
-@pytest.fixture
-async def loaded(
-    es: AsyncElasticsearch, sample_sources: SourceFiles, tmp_path: Path
+@asynccontextmanager
+async def _loaded(
+    es: AsyncElasticsearch, sample_sources: SourceFiles, week1: Path
 ) -> AsyncIterator[IndexNames]:
+    """The sample loaded with the export in ``week1`` as the payer's directory."""
     names = IndexNames(f"test-plan-stamps-{uuid.uuid4().hex[:8]}")
-    week1 = _plain(tmp_path / "week1")
     sources = SourceFiles(**{**sample_sources.__dict__, "plan_net": week1, "plan_net_name": NAME})
     try:
         assert (await load(es, sources, LoadOptions(names=names))).accounted
         yield names
     finally:
         await es.indices.delete(index=f"{names.prefix}-*", ignore_unavailable=True)
+
+
+@pytest.fixture
+async def loaded(
+    es: AsyncElasticsearch, sample_sources: SourceFiles, tmp_path: Path
+) -> AsyncIterator[IndexNames]:
+    async with _loaded(es, sample_sources, _plain(tmp_path / "week1")) as names:
+        yield names
 
 
 async def _update(es: AsyncElasticsearch, names: IndexNames, export: Path, tmp: Path) -> None:
@@ -128,6 +137,42 @@ async def test_plans_whose_network_lost_its_members_are_unflagged_and_keep_their
     for doc_id, doc in after.items():  # a flag at most: no plan served otherwise
         unflagged = doc_id in emptied and doc_id != kept
         assert doc == {**before[doc_id], **({"networkRows": False} if unflagged else {})}, doc_id
+
+
+def _first_row(path: Path) -> dict[str, str]:
+    with open(path, encoding="utf-8", newline="") as handle:
+        return next(csv.DictReader(handle))
+
+
+def _with_bid_id(directory: Path, bid_id: str) -> str:
+    """The export's first plan with a CMS bid id given ``bid_id`` instead; returns its name."""
+    for path in directory.glob("*_InsurancePlan.ndjson"):
+        lines = path.read_text().splitlines()
+        for n, line in enumerate(lines):
+            plan = json.loads(line)
+            cms = [i for i in plan.get("identifier", []) if "-" in str(i.get("value"))]
+            if cms:
+                cms[0]["value"] = bid_id
+                lines[n] = json.dumps(plan)
+                path.write_text("\n".join(lines) + "\n")
+                return str(plan["name"])
+    raise AssertionError("no plan with a bid id")
+
+
+async def test_a_plan_finder_plan_of_a_bid_id_the_directory_also_names_is_kept(
+    es: AsyncElasticsearch, sample_sources: SourceFiles, tmp_path: Path
+) -> None:
+    assert sample_sources.plans is not None
+    finder = _first_row(sample_sources.plans)  # the Plan Finder's first plan
+    week1 = _plain(tmp_path / "week1")
+    directory_name = _with_bid_id(week1, finder["bid_id"])
+    async with _loaded(es, sample_sources, week1) as names:
+        before = await _plans(es, names)
+        [kept] = [i for i, d in before.items() if d["bidId"] == canonical_bid(finder["bid_id"])]
+        assert before[kept]["planName"] == finder["plan_name"] != directory_name  # as loaded
+        await _update(es, names, week1, tmp_path)
+        after = await _plans(es, names)
+        assert after[kept] == before[kept] and after == before
 
 
 def _write_coverage(path: Path, rows: list[dict[str, str]]) -> Path:
