@@ -36,6 +36,15 @@ _PROFILES: Final[dict[ResourceType, tuple[str, ...]]] = {
     "HealthcareService": ("HealthcareService",),
     "Endpoint": ("Endpoint",),
 }
+# What a type's search answers from, where it is more than one store.
+_SEARCH_DOCUMENTATION: Final[dict[ResourceType, str]] = {
+    "Organization": "Provider organisations first, then the plans' payers and networks.",
+    "Location": "Practice sites first, then the counties plans are sold in (physicalType jdn,"
+    " id county-<FIPS>). A county matches _id, _lastUpdated, identifier (its FIPS code),"
+    " address (its county name and state) and address-state; address-city,"
+    " address-postalcode, organization, near and the parameters no Location has leave the"
+    " counties out. _revinclude=InsurancePlan:coverage-area brings the plans sold in a county.",
+}
 _TEXT_DOCUMENTATION = (
     "Free text read as the /v2 search reads it: names, specialties and the words people use"
     " for them (kardiologist, heart doctor), conditions, misspellings; ranked by relevance,"
@@ -90,6 +99,8 @@ def _resource(kind: ResourceType, base: str) -> Resource:
         "interaction": [{"code": "read"}, {"code": "search-type"}],
         "searchParam": search_params,
     }
+    if kind in _SEARCH_DOCUMENTATION:
+        resource["documentation"] = _SEARCH_DOCUMENTATION[kind]
     if INCLUDES[kind]:
         resource["searchInclude"] = list(INCLUDES[kind])
     if REVINCLUDES[kind]:

@@ -8,12 +8,15 @@ from service.errors import InvalidInput
 from service.search_kit.tokens import decode_token, encode_token
 
 _NOT_OURS = "_cursor: not a page this server gave"
+# A page past the search index's matches, among the resources built from the plans: an
+# Organization search's payers and networks, a Location search's counties.
+PLAN_PHASE = "plans"
 
 
 def encode_cursor(after: list[Any] | None, skip: int = 0, phase: str | None = None) -> str:
     """Where the next page starts: after the hit with these sort values, ``skip`` matches
     further (a Location page ending inside a hit; a page of resources held in memory), in
-    ``phase`` (an Organization search's payers and networks, after its providers)."""
+    ``phase`` (PLAN_PHASE: the plan-built resources, after the search index's)."""
     return encode_token({"after": after, "skip": skip, "phase": phase})
 
 

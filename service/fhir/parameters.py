@@ -116,8 +116,9 @@ PARAMETERS: Final[dict[ResourceType, dict[str, Param]]] = {
     "Location": {
         "_id": Param("token", F.locationIds, "Resource.id", per_location=True),
         "_lastUpdated": _LAST_UPDATED,
-        # A location is built from a provider's address: it has no identifier of its own.
-        "identifier": absent("token", "identifier"),
+        # A practice site is built from a provider's address: it has no identifier of its own;
+        # a county (service.fhir.location_search) has its FIPS code.
+        "identifier": Param("token", None, "identifier"),
         "address": _ADDRESS,
         "address-city": _CITY,
         "address-state": _STATE,

@@ -180,9 +180,11 @@ def search_terms(resource: Resource) -> dict[str, list[str]]:
             terms[name] = [resource[element]["reference"]]
     terms["coverage-area"] = [area["reference"] for area in resource.get("coverageArea", [])]
     if resource["resourceType"] == "Location":  # a county: what its address parameters match
+        # (service.fhir.location_search's table): its parts, or the whole, as a site's address
         address = resource["address"]
-        terms["address-state"] = [normalize(address["state"])]
-        terms["address"] = [normalize(address["district"]), normalize(address["state"])]
+        parts = [normalize(address["district"]), normalize(address["state"])]
+        terms["address-state"] = parts[1:]
+        terms["address"] = [*parts, " ".join(parts)]
     return terms
 
 
@@ -211,7 +213,7 @@ class PlanResources:
             for record in records
             for county in record.counties
         }
-        self.areas = list(counties.values())
+        self.areas = sorted(counties.values(), key=lambda county: str(county["id"]))
         self.index: dict[str, Resource] = {
             f"{r['resourceType']}/{r['id']}": r
             for r in (*self.insurance_plans, *self.organizations, *self.areas)

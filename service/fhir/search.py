@@ -5,8 +5,10 @@ next page starts.
 Practitioner and provider Organizations are one resource per provider: a page is a page of
 hits. A Location search matches the locations of a hit one by one, a PractitionerRole search
 gives a role per network of a hit (their pages are in ``service.fhir.expanded_search``).
-InsurancePlans, payers and networks are built from the few plans and searched in memory; an
-Organization search gives providers first, then them.
+InsurancePlans, payers, networks and the counties plans are sold in are built from the few
+plans and searched in memory; an Organization search gives providers first, then payers and
+networks, a Location search practice sites first, then counties
+(``service.fhir.location_search``).
 ``_text`` asks the /v2 search (service.search), which reads free text as people write it.
 """
 
@@ -26,6 +28,7 @@ from service.fhir.bundle import Page
 from service.fhir.expanded_search import expanded_page, role_networks
 from service.fhir.hits import Hit, hit_of
 from service.fhir.includes import brought_along, plan_references
+from service.fhir.location_search import location_page
 from service.fhir.memory import found_in_memory, network_keys
 from service.fhir.models import (
     ENTITY_TYPES,
@@ -35,7 +38,7 @@ from service.fhir.models import (
     Resource,
     Search,
 )
-from service.fhir.paging import decode_cursor, encode_cursor
+from service.fhir.paging import PLAN_PHASE, decode_cursor, encode_cursor
 from service.fhir.plans import PlanResources
 from service.fhir.published_search import published_naming, published_page
 from service.fhir.query import NETWORK_PARAMETER, build_query, members_query, miles_inside_near
@@ -47,13 +50,12 @@ from service.search_kit import store as search_index
 from service.search_kit.geo import sorted_miles
 from service.search_kit.limits import MAX_WINDOW, RESOURCE_SOURCE
 
-PLAN_PHASE = "plans"  # an Organization page past the providers
 MAX_MEMBERS = 1000
 
 
 def _needs_plans(search: Search) -> bool:
     return (
-        search.kind in ("InsurancePlan", "Organization")
+        search.kind in ("InsurancePlan", "Organization", "Location")
         or any(c.name.startswith(NETWORK_PARAMETER) for c in search.clauses)
         or any(name.endswith(":network") for name in search.includes)
     )
@@ -67,7 +69,10 @@ async def search_resources(
         search = replace(search, network_keys=network_keys(search, plans))
     if search.text is not None:
         return await _text_search(es, names, search, today, plans)
-    if search.kind in ("Location", "PractitionerRole"):
+    if search.kind == "Location":
+        assert plans is not None
+        return await location_page(es, names, search, today, plans)
+    if search.kind == "PractitionerRole":
         return await expanded_page(es, names, search, today, plans.index if plans else None)
     if search.kind in PUBLISHED_TYPES:
         return await published_page(es, names, search, today)

@@ -1,7 +1,7 @@
 """Location and Organization searches, ``near``, paging, ``_include``/``_revinclude`` and POST
 ``_search`` of the FHIR API on the NPPES sample loaded with the Plan-Net export. Location sets
 are compared by (first address line, ZIP digits), counted: several providers may share an
-address."""
+address; a county plans are sold in (tests.service.fhir.plan_areas) by its FIPS code."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from tests.conftest import ApiClient
 from tests.plan_net_rows import resources
 from tests.service.fhir import fhir_rows as F
 from tests.service.fhir.fhir_rows import Json, Pairs, Row
+from tests.service.fhir.plan_areas import counties_in, fips_of, is_county
 from tests.source_rows import miles
 
 Keys = Counter[tuple[str, str]]
@@ -38,7 +39,16 @@ def location_city() -> Case:
 
 
 def location_state() -> Case:
-    return _address_case("address-state", F.most_common(F.place(r).state for r in F.rows()))
+    """The state's practice sites, then its counties (a county's address holds its state)."""
+    params, sites = _address_case(
+        "address-state", F.most_common(F.place(r).state for r in F.rows())
+    )
+    counties = Counter(("county", fips) for fips in counties_in(params[0][1]))
+    return params, sites + counties
+
+
+def _key(location: Json) -> tuple[str, str]:
+    return ("county", fips_of(location)) if is_county(location) else F.location_key(location)
 
 
 def location_zip5_of_zip9() -> Case:
@@ -78,7 +88,7 @@ async def test_location_search(api: ApiClient, case: Callable[[], Case]) -> None
     params, expected = case()
     pages = await F.walk(api, "Location", params)
     found = F.entries(pages)
-    assert expected and Counter(F.location_key(r) for r in found) == expected
+    assert expected and Counter(_key(r) for r in found) == expected
     assert len({r["id"] for r in found}) == len(found)
     assert all("total" not in page for page in pages)
     if params[0][0].startswith("organization"):
@@ -186,9 +196,11 @@ def _position(location: Json) -> tuple[float, float]:
 
 
 async def _wide(api: ApiClient) -> tuple[tuple[float, float], list[Json], list[Json]]:
-    """The locations and the roles of the state only the NPPES sample has, and its middle."""
+    """The practice sites and the roles of the state only the NPPES sample has, and its middle
+    (the state's counties have no position: ``near`` never finds them)."""
     (_, state), *_ = location_state()[0]
-    locations = F.entries(await F.walk(api, "Location", [("address-state", state)]))
+    found = F.entries(await F.walk(api, "Location", [("address-state", state)]))
+    locations = [loc for loc in found if not is_county(loc)]
     roles = F.entries(await F.walk(api, "PractitionerRole", [("location.address-state", state)]))
     points = [_position(loc) for loc in locations]
     middle = (sum(p[0] for p in points) / len(points), sum(p[1] for p in points) / len(points))
