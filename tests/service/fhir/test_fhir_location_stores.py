@@ -105,6 +105,20 @@ async def test_a_state_s_practice_sites_then_its_counties_page_by_page(api: ApiC
     assert counted["total"] == len(found)
 
 
+async def test_a_page_ending_with_the_last_practice_site_leads_to_the_counties(
+    api: ApiClient,
+) -> None:
+    """Pages of a size the state's practice sites fill exactly: the counties start a page."""
+    sites = sum(_sites_at(STATE).values())
+    count = next(n for n in range(3, sites) if sites % n == 0)
+    pages = await F.walk(api, "Location", [("address-state", STATE)], count=count)
+    first_counties = sites // count
+    assert not any(is_county(r) for r in F.entries(pages[:first_counties]))
+    assert all(is_county(r) for r in F.entries(pages[first_counties:]))
+    found = [r["id"] for r in F.entries(pages[first_counties:])]
+    assert sorted(found) == sorted(map(_county_id, state_counties()))
+
+
 async def test_a_county_by_its_id_identifier_and_last_change(api: ApiClient) -> None:
     wanted = [_county_id("Hillsborough"), _county_id("Merrimack")]
     assert sorted(await F.found_ids(api, "Location", [("_id", ",".join(wanted))])) == wanted
