@@ -53,7 +53,8 @@ INCLUDES: Final[dict[ResourceType, tuple[str, ...]]] = {
     kind: (*own, *sorted(n for n in POINTING_NOWHERE if n.startswith(kind + ":")))
     for kind, own in _OWN_INCLUDES.items()
 }
-# Reverse includes through elements no served resource has: declared, they bring nothing along.
+# Reverse includes that name no resource built from the search index: declared, they bring nothing
+# along for those (a county's plans, InsurancePlan:coverage-area, come from location_search).
 NAMED_BY_NOTHING: Final[dict[str, tuple[str, ...]]] = {
     "Organization": (
         "PractitionerRole:organization",
