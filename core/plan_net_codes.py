@@ -11,6 +11,9 @@ from typing import Final
 from core.documents import NewPatients
 
 NPI_SYSTEM: Final = "http://hl7.org/fhir/sid/us-npi"
+# The directory's own identifier of a provider: its key (core.npi.provider_key), served for the
+# providers a payer published without an NPI, and asked for by FHIR's identifier parameter.
+PROVIDER_KEY_SYSTEM: Final = "urn:provider-directory:provider-key"
 BID_ID_SYSTEM: Final = "https://www.cms.gov/medicare/ma-plan-id"
 NUCC_SYSTEM: Final = "http://nucc.org/provider-taxonomy"
 LANGUAGE_SYSTEM: Final = "urn:ietf:bcp:47"

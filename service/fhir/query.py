@@ -10,7 +10,13 @@ from core.documents import Json, Location
 from core.fhir_terms import address_terms, city_terms, matches, postal_terms, state_terms
 from core.index_contract import SEARCH_FIELDS as F
 from core.network import in_network_clause, role_provider_key
-from core.plan_net_codes import NPI_SYSTEM, NUCC_SYSTEM, ORG_TYPE_SYSTEM, PROVIDER_ROLE_SYSTEM
+from core.plan_net_codes import (
+    NPI_SYSTEM,
+    NUCC_SYSTEM,
+    ORG_TYPE_SYSTEM,
+    PROVIDER_KEY_SYSTEM,
+    PROVIDER_ROLE_SYSTEM,
+)
 from core.text import normalize
 from service.fhir.date_search import instant_query
 from service.fhir.elements import PROVIDER_ORGANIZATION
@@ -23,7 +29,6 @@ from service.search_kit.limits import RESOURCE_SOURCE
 _TOKEN_SYSTEMS = {
     F.taxonomyCodes: NUCC_SYSTEM,
     F.roleCodes: PROVIDER_ROLE_SYSTEM,
-    NPI_IDENTIFIER: NPI_SYSTEM,
 }
 NOTHING: Json = {"bool": {"must_not": {"match_all": {}}}}
 NETWORK_PARAMETER = "network"
@@ -36,6 +41,13 @@ def _token_code(clause_field: str, value: str) -> str | None:
     if bar and system != _TOKEN_SYSTEMS.get(clause_field):
         return None
     return code
+
+
+def _provider_identifier(value: str) -> str | None:
+    """The provider key an identifier token asks for: an NPI (in the NPI system) or the key a
+    provider without one is served under (in the directory's own system)."""
+    system, bar, code = value.rpartition("|")
+    return code if not bar or system in (NPI_SYSTEM, PROVIDER_KEY_SYSTEM) else None
 
 
 def reference_id(clause: Clause, value: str) -> str | None:
@@ -83,7 +95,7 @@ def _value_query(clause: Clause, index: int) -> Json:
         key = role_provider_key(value)
         return _equals(F.npi, key)
     if field == NPI_IDENTIFIER:
-        return _equals(F.npi, _token_code(field, value))
+        return _equals(F.npi, _provider_identifier(value))
     if param.type == "token":
         return _equals(
             field, value if field in (F.npi, F.locationIds) else _token_code(field, value)

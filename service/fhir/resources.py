@@ -23,6 +23,7 @@ from core.network import role_id
 from core.plan_net_codes import (
     NETWORK_REFERENCE,
     ORG_TYPE_SYSTEM,
+    PROVIDER_KEY_SYSTEM,
     PROVIDER_ROLE_SYSTEM,
     any_specialty,
     individual_specialty,
@@ -48,10 +49,6 @@ from service.fhir.elements import (
     telecom,
 )
 from service.fhir.models import Resource, ResourceType
-
-# The directory's own identifiers: a provider's key (core.npi.provider_key), for the providers a
-# payer published without an NPI (then the key is the id the directory made for its resource).
-PROVIDER_KEY_SYSTEM = "urn:provider-directory:provider-key"
 
 
 def identifiers(provider: ListedProvider) -> list[Resource]:

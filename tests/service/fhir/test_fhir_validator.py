@@ -339,8 +339,11 @@ async def test_a_practitioner_published_without_an_npi_is_identified_by_its_key(
         assert read["identifier"] == [
             {"use": "secondary", "system": PROVIDER_KEY_SYSTEM, "value": export.without_npi}
         ]
-        found = await matched(api, "Practitioner", {"identifier": export.without_npi}, "match")
-        assert [r["id"] for r in found] == [export.without_npi]
+        for asked in (export.without_npi, f"{PROVIDER_KEY_SYSTEM}|{export.without_npi}"):
+            found = await matched(api, "Practitioner", {"identifier": asked}, "match")
+            assert [r["id"] for r in found] == [export.without_npi], asked
+        for elsewhere in (f"|{export.without_npi}", f"urn:other|{export.without_npi}"):
+            assert await matched(api, "Practitioner", {"identifier": elsewhere}, "match") == []
         malformed = await json_of(api, f"/fhir/Practitioner/{export.malformed}")
         assert [i["value"] for i in malformed["identifier"]] == ["12345-6789"]  # as published
 
