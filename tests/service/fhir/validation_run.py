@@ -1,5 +1,5 @@
 """How tests/service/fhir/test_fhir_validator.py gathers what it validates: a ``$export`` of the
-served index, the counties (no search or export lists them), the picks (validation_strata),
+served index, the counties (the export lists none), the picks (validation_strata),
 the canaries (validation_data), each picked resource searched again by ``_id``, and what the
 data-quality export's index serves; all fed to ONE validator run as they are picked."""
 
@@ -118,8 +118,8 @@ async def matched(api: ApiClient, kind: str, params: dict[str, str], mode: str) 
 
 
 async def counties_of(api: ApiClient) -> list[Json]:
-    """The counties plans are sold in: Locations no search or export lists, served by read and
-    as the InsurancePlans' ``coverage-area`` includes."""
+    """The counties plans are sold in (Locations served by read, by a Location search after the
+    practice sites, and as the InsurancePlans' ``coverage-area`` includes)."""
     params = {"_include": "InsurancePlan:coverage-area", "_count": str(BATCH)}
     found = await matched(api, "InsurancePlan", params, "include")
     return list({r["id"]: r for r in found if r["resourceType"] == "Location"}.values())
