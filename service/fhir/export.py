@@ -20,6 +20,7 @@ from service.fhir.export_job import (
     DELETED,
     ERRORS,
     JOB_LIFETIME_SECONDS,
+    PLAN_BUILT_TYPES,
     alias_of,
     aliases_of,
     deleted_bundle,
@@ -70,6 +71,10 @@ async def kick_off(
             continue
         query = type_query(kind, asked.since, today.isoformat())
         files[kind] = files_of(await store.count(es, pits[alias_of(kind)], query), hits_per_file)
+    built = {kind: False for kind in asked.types if kind in PLAN_BUILT_TYPES}
+    if built:  # which plan-built files hold anything (a few hundred plans: read at once)
+        records = plan_records(await store.snapshot_plans(es, pits["plans"]))
+        built = {kind: bool(_plan_built(kind, records, since)) for kind in built}
     if asked.since is not None:
         await _removals(es, names, asked, pits)
     job_id = job_id or uuid.uuid4().hex
@@ -82,6 +87,7 @@ async def kick_off(
         "expires": instant(now + timedelta(seconds=JOB_LIFETIME_SECONDS)),
         "pits": pits,
         "files": files,
+        "built": built,
         "ignored": [list(pair) for pair in asked.ignored],
     }
     await store.save_job(es, names, job_id, job)
@@ -180,10 +186,12 @@ async def _file_lines(
 
 
 def _plan_built(kind: ResourceType, records: list[PlanRecord], since: str | None) -> list[Resource]:
-    """A type's plan-built resources (payers and networks, or InsurancePlans), built from every
-    plan; with ``_since``, those a plan changed at or after it is built into."""
+    """A type's plan-built resources (payers and networks, InsurancePlans, or counties), built
+    from every plan; with ``_since``, those a plan changed at or after it is built into."""
 
     def of(built: PlanResources) -> list[Resource]:
+        if kind == "Location":
+            return built.areas
         return built.organizations if kind == "Organization" else built.insurance_plans
 
     every = of(PlanResources(records))

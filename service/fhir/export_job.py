@@ -23,8 +23,9 @@ from service.search_kit.limits import RESOURCE_SOURCE
 DELETED: Final = "deleted"  # the manifest's list of removals, and their file's name
 ERRORS: Final = "error"  # the manifest's list of messages (lenient handling), and their file's
 
-# Built from the plans (payers and networks, InsurancePlans): all in one more file of the type.
-PLAN_BUILT_TYPES: Final[tuple[ResourceType, ...]] = ("Organization", "InsurancePlan")
+# Built from the plans (payers and networks, InsurancePlans, the counties plans are sold in):
+# all in one more file of the type, when there are any.
+PLAN_BUILT_TYPES: Final[tuple[ResourceType, ...]] = ("Organization", "InsurancePlan", "Location")
 JOB_LIFETIME_SECONDS: Final = 3_600
 
 
@@ -40,12 +41,14 @@ def aliases_of(kind: ResourceType) -> set[IndexKind]:
 
 
 def plan_file(job: Json, kind: str) -> int | None:
-    """The part number of a type's plan-built file (after its hit files), if it has one."""
-    return job["files"][kind] if kind in PLAN_BUILT_TYPES else None
+    """The part number of a type's plan-built file (after its hit files), if it has one: the
+    kick-off says which types' plan-built files hold something (``built``)."""
+    built = kind in PLAN_BUILT_TYPES and job.get("built", {}).get(kind, True)
+    return int(job["files"][kind]) if built else None
 
 
 def parts(job: Json, kind: str) -> int:
-    return int(job["files"][kind]) + (1 if kind in PLAN_BUILT_TYPES else 0)
+    return int(job["files"][kind]) + (0 if plan_file(job, kind) is None else 1)
 
 
 def files_of(count: int, hits_per_file: int) -> int:

@@ -26,6 +26,8 @@ from tests.plan_net_rows import (
     usable_practitioners,
 )
 from tests.service.fhir import fhir_rows as F
+from tests.service.fhir.plan_areas import fips_of, is_county
+from tests.service.plans import plan_files
 from tests.source_rows import canonical_bid
 from tests.source_rows import words as normalize
 
@@ -329,3 +331,25 @@ async def test_a_listed_practitioner_has_a_role_per_plan_year_of_its_networks(
 
 def _networks_of(plan: Json) -> set[str]:
     return {network["reference"] for network in plan.get("network", [])}
+
+
+async def test_the_counties_plans_are_sold_in_are_exported_as_locations(
+    exported: Exported,
+) -> None:
+    """Each county a plan names (its ``coverageArea``) is a Location of the export, and those
+    are all its counties; among them every county code the ZIP file gives a plan of the plans
+    file (tests.service.fhir.plan_areas works out the others, at a cost too high here)."""
+    counties = {i: loc for i, loc in exported["Location"].items() if is_county(loc)}
+    named = {
+        area["reference"].removeprefix("Location/")
+        for plan in exported["InsurancePlan"].values()
+        for area in plan.get("coverageArea", [])
+    }
+    assert counties and set(counties) == named
+    plans = plan_files.plans()
+    given = {
+        r["fips"]
+        for r in plan_files.zip_rows()
+        if r["fips"] and plan_files.bid(r["bid_id"]) in plans
+    }
+    assert given and given <= {fips_of(county) for county in counties.values()}
