@@ -26,11 +26,23 @@ def _state_code(name: str) -> str:
     return found.abbr if found else name
 
 
+@cache
+def _census() -> addfips.AddFIPS:
+    return addfips.AddFIPS()  # reads its whole county list: once, not per row
+
+
+@cache
 def _fips(county: str, state: str) -> str | None:
     if not county.strip() or len(state) != 2:
         return None
-    found = addfips.AddFIPS().get_county_fips(county.replace("_", " ").strip(), state=state)
+    found = _census().get_county_fips(county.replace("_", " ").strip(), state=state)
     return found if isinstance(found, str) else None
+
+
+@cache
+def _zip_county(zip_code: str) -> str:
+    centroid = zip_centroid(zip_code)
+    return centroid[2] if centroid and centroid[2] else ""
 
 
 @cache
@@ -43,9 +55,7 @@ def sold_counties() -> frozenset[str]:
             continue
         fips = row["fips"] if len(row["fips"]) == 5 and row["fips"].isdigit() else None
         if fips is None:
-            centroid = zip_centroid(row["zip"].zfill(5))
-            county = row["county"] or (centroid[2] if centroid and centroid[2] else "")
-            fips = _fips(county, row["state_dir"])
+            fips = _fips(row["county"] or _zip_county(row["zip"].zfill(5)), row["state_dir"])
         if fips is not None:
             found.add(fips)
     for row in plan_files.county_rows():
