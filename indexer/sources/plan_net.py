@@ -167,6 +167,9 @@ class _Builder:
             plan = read.insurance_plan(body)
             for network in plan.networks:
                 self.resolve(network, ["Organization"])
+            if plan.owner is None:  # no display: the name of the organisation it names
+                owner = self._orgs.get(read.reference(body.get("ownedBy")) or "")
+                plan = replace(plan, owner=owner.name if owner else None)
             self.directory.plans[ref] = plan
         elif kind == "PractitionerRole":
             self._role(body)

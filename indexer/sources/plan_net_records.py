@@ -87,7 +87,7 @@ class Plan:
     bid_id: str | None
     payer_plan_id: str
     name: str | None
-    owner: str | None  # the ownedBy reference's display
+    owner: str | None  # the ownedBy reference's display, else the name of what it names
     networks: tuple[str, ...]  # references
     start: str | None
     end: str | None

@@ -134,14 +134,16 @@ async def test_every_provider_organization_of_the_reference_export_is_exported(
 
 def _check_plans(exported: Exported, named: bool) -> None:
     """The reference's plans whose ``ownedBy`` has a display (``named``) or has none."""
-    plans = {p["name"]: p for p in exported["InsurancePlan"].values()}
+    # By identifier: two of the reference's plans share a name (AcmeQHPGold, TestInsurancePlan1).
+    plans = {i["value"]: p for p in exported["InsurancePlan"].values() for i in p["identifier"]}
     organizations = exported["Organization"]
     chosen = [p for p in resources("InsurancePlan") if ("display" in p["ownedBy"]) == named]
     assert chosen
     for plan in chosen:
-        served = plans[plan["name"]]  # one plan year each: the reference's have no period
-        identifiers = {_bid_or_own(i["value"]) for i in plan.get("identifier", [])}
-        assert {i["value"] for i in served["identifier"]} == (identifiers or {plan["id"]})
+        identifiers = {_bid_or_own(i["value"]) for i in plan.get("identifier", [])} or {plan["id"]}
+        served = plans[min(identifiers)]  # one plan year each: the reference's have no period
+        assert {i["value"] for i in served["identifier"]} == identifiers
+        assert served["name"] == plan["name"]
         assert served["status"] == "active"
         [network] = served["network"]  # the plan year's own network
         assert network["display"] == f"{plan['name']} network"
@@ -160,12 +162,6 @@ async def test_every_plan_of_the_reference_export_is_exported_with_its_payer_and
     _check_plans(exported, named=True)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the import reads a plan's owner from ownedBy.display only"
-    " (indexer/sources/plan_net_resources.py): without one, the payer is named after the"
-    " directory ('plan-net:ri'), not after the organisation ownedBy names",
-)
 async def test_a_plan_whose_owner_has_no_display_is_owned_by_the_organisation_it_names(
     exported: Exported,
 ) -> None:
@@ -178,10 +174,17 @@ def _bid_or_own(value: str) -> str:
 
 
 def _owner(plan: Json) -> str:
-    """Who owns a plan: its ``ownedBy`` display, else the name of the organisation it names."""
+    """Who owns a plan: its ``ownedBy`` display, else the name of the organisation it names,
+    else (that organisation not kept: its NPI published before by another, README) the
+    directory, as for a plan that names no owner."""
     owner = plan["ownedBy"]
-    organizations = {f"Organization/{o['id']}": o["name"] for o in resources("Organization")}
-    return str(owner.get("display") or organizations[owner["reference"]])
+    first: dict[str, str] = {}  # NPI -> the id of the organisation read first with it
+    kept: dict[str, str] = {}
+    for organization in resources("Organization"):
+        npi = npi_of(organization)
+        if npi is None or first.setdefault(npi, organization["id"]) == organization["id"]:
+            kept[f"Organization/{organization['id']}"] = organization["name"]
+    return str(owner.get("display") or kept.get(owner["reference"]) or f"plan-net:{DIRECTORY}")
 
 
 class References:
