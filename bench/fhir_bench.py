@@ -7,7 +7,9 @@ points and taxonomy codes. Two pairs per question:
   ``{query: WORDS, location, radius: 10, entityType: individual}``;
 - a specialty near a place: ``PractitionerRole?specialty=CODE&near=lat|lng|10|mi`` vs
   ``{location, radius: 10, taxonomyCode: CODE, entityType: individual, sort: distance}``.
-Both ask for 20 results.
+Both ask for 20 results. Then Location searches, FHIR only (a Location search also reads the
+plans' counties): ``Location?near=lat|lng|10|mi`` and ``Location?address-state=ST`` of the same
+questions.
 
 Usage (an index must already be loaded under --prefix):
     python -m bench.fhir_bench --prefix PREFIX [--seconds 20] [--levels 1,16] [--questions 200]
@@ -34,8 +36,8 @@ PAGE = 20
 
 async def sample_questions(
     es_url: str, names: IndexNames, count: int, seed: int
-) -> list[tuple[float, float, str, str]]:
-    """(lat, lng, taxonomy code, its display name) of random placed individuals."""
+) -> list[tuple[float, float, str, str, str]]:
+    """(lat, lng, taxonomy code, its display name, state) of random placed individuals."""
     body = {
         "size": count * 3,
         "_source": ["locations.address", "provider.specialties"],
@@ -59,7 +61,8 @@ async def sample_questions(
         placed = [p["address"] for p in source["locations"] if p["address"]["lat"] is not None]
         if placed and named:
             code, words = named[0]["code"], named[0]["classification"]
-            questions.append((placed[0]["lat"], placed[0]["lng"], code, words))
+            where = placed[0]
+            questions.append((where["lat"], where["lng"], code, words, where["state"] or ""))
     return questions[:count]
 
 
@@ -89,13 +92,13 @@ async def main_async(args: argparse.Namespace) -> None:
         for pair in ("_text", "specialty"):
 
             def via_fhir(i: int, pair: str = pair) -> Awaitable[bool]:
-                lat, lng, code, words = questions[i]
+                lat, lng, code, words, _ = questions[i]
                 near = f"near={lat}|{lng}|{RADIUS_MI}|mi&_count={PAGE}"
                 asked = f"_text={words}" if pair == "_text" else f"specialty={code}"
                 return fetched(http, f"{base}/fhir/PractitionerRole?{asked}&{near}", headers)
 
             def via_v2(i: int, pair: str = pair) -> Awaitable[bool]:
-                lat, lng, code, words = questions[i]
+                lat, lng, code, words, _ = questions[i]
                 body: dict[str, Any] = {
                     "location": {"lat": lat, "lng": lng},
                     "radius": RADIUS_MI,
@@ -112,6 +115,19 @@ async def main_async(args: argparse.Namespace) -> None:
             arms = [("fhir", via_fhir), ("v2", via_v2)]
             await print_comparison(title, args, arms, len(questions), warm_up_clients=4)
             print()
+
+        def near(i: int) -> Awaitable[bool]:
+            lat, lng = questions[i][:2]
+            asked = f"near={lat}|{lng}|{RADIUS_MI}|mi&_count={PAGE}"
+            return fetched(http, f"{base}/fhir/Location?{asked}", headers)
+
+        def in_state(i: int) -> Awaitable[bool]:
+            asked = f"address-state={questions[i][4]}&_count={PAGE}"
+            return fetched(http, f"{base}/fhir/Location?{asked}", headers)
+
+        title = f"Location near a place vs in its state: {len(questions)} questions"
+        location_arms = [("near", near), ("address-state", in_state)]
+        await print_comparison(title, args, location_arms, len(questions), warm_up_clients=4)
 
 
 def arguments(argv: list[str] | None = None) -> argparse.Namespace:

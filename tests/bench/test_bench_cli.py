@@ -104,7 +104,7 @@ async def bench_service(
         ("search_bench", ["--queries", "20"], 2),
         ("coverage_bench", ["--bids", "2", "--npis", "5"], 3),
         ("lookup_bench", ["--npis", "20", "--floor", "--port", "0"], 3),
-        ("fhir_bench", ["--questions", "10"], 2),
+        ("fhir_bench", ["--questions", "10"], 4),
         ("plans_bench", ["--zip", "29201"], 2),
     ],
 )
