@@ -43,7 +43,7 @@ typecheck: install
 # test to one of them (tests/conftest.py). PYTEST_WORKERS=0 runs the suite in one process.
 PYTEST_WORKERS ?= 2
 pytest: install
-	$(VENV)/bin/pytest -q --durations=15 -n $(PYTEST_WORKERS)
+	$(VENV)/bin/pytest -q -rs --durations=15 -n $(PYTEST_WORKERS)
 
 token: install
 	@$(PY) -m service.cli token
