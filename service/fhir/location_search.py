@@ -23,6 +23,9 @@ parameter                              a county Location (``county-<FIPS>``)
 ``near``                               never: a county has no position
 =====================================  ==================================================
 
+The plans are read only when counties can match and the page reaches them (the practice sites
+all given, or a count asked): most Location searches never pay for them.
+
 Brought along: ``_revinclude=InsurancePlan:coverage-area`` gives the plans sold in a county;
 a county has no managing organisation (``_include=Location:organization``), and no role or
 affiliation practises at one.
@@ -36,6 +39,7 @@ from datetime import date
 from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import IndexNames
+from service.fhir import store
 from service.fhir.bundle import Page
 from service.fhir.expanded_search import expanded_page, expanded_total
 from service.fhir.memory import found_in_memory
@@ -44,6 +48,12 @@ from service.fhir.paging import PLAN_PHASE, decode_cursor, encode_cursor
 from service.fhir.plans import PlanResources
 
 COVERAGE_AREA = "InsurancePlan:coverage-area"
+# The parameters a county can satisfy (the table above): any other leaves every county out.
+COUNTY_PARAMETERS = frozenset({"_id", "_lastUpdated", "identifier", "address", "address-state"})
+
+
+def counties_may_match(search: Search) -> bool:
+    return search.near is None and all(c.name in COUNTY_PARAMETERS for c in search.clauses)
 
 
 def _plans_sold_in(county: Resource, plans: PlanResources) -> list[Resource]:
@@ -56,7 +66,7 @@ def _plans_sold_in(county: Resource, plans: PlanResources) -> list[Resource]:
 
 
 def _add_counties(
-    page: Page, search: Search, counties: Sequence[Resource], skip: int, plans: PlanResources
+    page: Page, search: Search, counties: Sequence[Resource], plans: PlanResources, skip: int
 ) -> None:
     """The matching counties from ``skip`` on fill the page's room; the next page's cursor
     says how many were given when some are left."""
@@ -69,21 +79,36 @@ def _add_counties(
         page.next_cursor = encode_cursor(None, skip + room, PLAN_PHASE)
 
 
+async def _counties(
+    es: AsyncElasticsearch, names: IndexNames, search: Search, plans: PlanResources | None
+) -> tuple[list[Resource], PlanResources]:
+    """The counties that match, and the plans they were built from (read unless given)."""
+    known = plans or PlanResources(await store.plans(es, names))
+    return found_in_memory(search, known.areas, known.index), known
+
+
 async def location_page(
-    es: AsyncElasticsearch, names: IndexNames, search: Search, today: date, plans: PlanResources
+    es: AsyncElasticsearch,
+    names: IndexNames,
+    search: Search,
+    today: date,
+    plans: PlanResources | None,
 ) -> Page:
     """A page of practice sites, then of counties (no total, as a page of practice sites; with
-    ``_count=0`` the total of both, None when the practice sites are too many to count)."""
-    counties = found_in_memory(search, plans.areas, plans.index)
+    ``_count=0`` the total of both, None when the practice sites are too many to count).
+    ``plans``: when the search has read them already (a network parameter)."""
     _, skip, phase = decode_cursor(search.cursor)
+    with_counties = counties_may_match(search)
     if search.count == 0:
         sites = await expanded_total(es, names, search, today)
+        counties = (await _counties(es, names, search, plans))[0] if with_counties else []
         return Page(total=None if sites is None else sites + len(counties))
     if phase == PLAN_PHASE:  # the practice sites were all given
         page = Page()
-        _add_counties(page, search, counties, skip, plans)
+        if with_counties:
+            _add_counties(page, search, *(await _counties(es, names, search, plans)), skip)
         return page
-    page = await expanded_page(es, names, search, today, plans.index)
-    if page.next_cursor is None:
-        _add_counties(page, search, counties, 0, plans)
+    page = await expanded_page(es, names, search, today, plans.index if plans else None)
+    if page.next_cursor is None and with_counties:
+        _add_counties(page, search, *(await _counties(es, names, search, plans)), 0)
     return page

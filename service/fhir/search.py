@@ -55,7 +55,7 @@ MAX_MEMBERS = 1000
 
 def _needs_plans(search: Search) -> bool:
     return (
-        search.kind in ("InsurancePlan", "Organization", "Location")
+        search.kind in ("InsurancePlan", "Organization")
         or any(c.name.startswith(NETWORK_PARAMETER) for c in search.clauses)
         or any(name.endswith(":network") for name in search.includes)
     )
@@ -69,8 +69,7 @@ async def search_resources(
         search = replace(search, network_keys=network_keys(search, plans))
     if search.text is not None:
         return await _text_search(es, names, search, today, plans)
-    if search.kind == "Location":
-        assert plans is not None
+    if search.kind == "Location":  # its counties read the plans when a page reaches them
         return await location_page(es, names, search, today, plans)
     if search.kind == "PractitionerRole":
         return await expanded_page(es, names, search, today, plans.index if plans else None)
