@@ -65,18 +65,20 @@ async def kick_off(
     }
     since = asked.since.isoformat() if asked.since else None
     files: dict[str, int] = {}
-    for kind in asked.types:
-        if kind == "InsurancePlan":
-            files[kind] = 0  # its one file is plan-built
-            continue
-        query = type_query(kind, asked.since, today.isoformat())
-        files[kind] = files_of(await store.count(es, pits[alias_of(kind)], query), hits_per_file)
-    built = {kind: False for kind in asked.types if kind in PLAN_BUILT_TYPES}
-    if built:  # which plan-built files hold anything (a few hundred plans: read at once)
-        records = plan_records(await store.snapshot_plans(es, pits["plans"]))
-        built = {kind: bool(_plan_built(kind, records, since)) for kind in built}
-    if asked.since is not None:
-        await _removals(es, names, asked, pits)
+    with store.opened_just_now():
+        for kind in asked.types:
+            if kind == "InsurancePlan":
+                files[kind] = 0  # its one file is plan-built
+                continue
+            query = type_query(kind, asked.since, today.isoformat())
+            counted = await store.count(es, pits[alias_of(kind)], query)
+            files[kind] = files_of(counted, hits_per_file)
+        built = {kind: False for kind in asked.types if kind in PLAN_BUILT_TYPES}
+        if built:  # which plan-built files hold anything (a few hundred plans: read at once)
+            records = plan_records(await store.snapshot_plans(es, pits["plans"]))
+            built = {kind: bool(_plan_built(kind, records, since)) for kind in built}
+        if asked.since is not None:
+            await _removals(es, names, asked, pits)
     job_id = job_id or uuid.uuid4().hex
     job: Json = {
         "request": request_url,

@@ -11,7 +11,7 @@ from elasticsearch import AsyncElasticsearch, NotFoundError
 from core.changes import CHANGED_AT_MAPPING
 from core.documents import Json
 from core.index_contract import LOCK_ID, IndexNames
-from service.errors import NotFoundInput
+from service.errors import BackendUnavailable, NotFoundInput
 from service.fhir.store import EVERY_PLAN
 from service.storage import ALLOW_PARTIAL_RESULTS, elasticsearch_errors
 
@@ -101,6 +101,16 @@ async def count(es: AsyncElasticsearch, pit: str, query: Json) -> int:
     body = {"size": 0, "query": query, "pit": {"id": pit}, "track_total_hits": True}
     response = await _search_snapshot(es, body, "an export count")
     return int(response["hits"]["total"]["value"])
+
+
+@contextmanager
+def opened_just_now() -> Iterator[None]:
+    """Reads of the snapshots a kick-off has just opened: a 404 there is the directory replaced
+    under the kick-off (no job has lost anything yet), a 503 to retry."""
+    try:
+        yield
+    except SnapshotGone as error:
+        raise BackendUnavailable("the directory changed during the kick-off") from error
 
 
 async def page(es: AsyncElasticsearch, body: Json) -> list[Json]:
