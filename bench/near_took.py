@@ -75,7 +75,7 @@ async def main_async(args: argparse.Namespace) -> None:
     took: dict[str, list[int]] = {"fhir": [], "v2": []}
     async with aiohttp.ClientSession() as http:
         for _ in range(args.rounds):
-            for lat, lng, code, _words in questions:
+            for lat, lng, code, _words, _state in questions:
                 fhir, v2 = bodies(lat, lng, code, args.radius)
                 for arm, body in (("fhir", fhir), ("v2", v2)):
                     async with http.post(url, json=body) as response:
