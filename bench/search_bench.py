@@ -33,10 +33,9 @@ from bench.harness import (
     running_service,
 )
 from core.clock import today_utc
-from core.documents import Json
 from core.index_contract import IndexNames
 from service.search.models import SearchRequest
-from service.search.nearest import ring_answer, ring_bodies
+from service.search.nearest import ring_answer, ring_body
 from service.search.places import UnknownPlace, resolve
 from service.search.query import build_search
 from service.search.question import Question, read_question
@@ -154,27 +153,20 @@ def question_of(request_body: dict[str, Any]) -> Question:
     return read_question(request, today_utc())
 
 
-def multi_search_lines(bodies: tuple[Json, Json], header: Json | None = None) -> bytes:
-    """The ring's and count's bodies as one ``_msearch`` request (NDJSON), each after ``header``."""
-    return b"".join(orjson.dumps(part) + b"\n" for b in bodies for part in (header or {}, b))
-
-
 async def asked_directly(
     http: aiohttp.ClientSession, es_url: str, index: str, question: Question
 ) -> bool:
     """What the service asks Elasticsearch for this question's first page, asked directly."""
     headers = {"Content-Type": "application/json"}
-    bodies = ring_bodies(question)
-    if bodies is not None:
+    ring = ring_body(question)
+    if ring is not None:
         async with http.post(
-            f"{es_url}/{index}/_msearch",
-            data=multi_search_lines(bodies),
-            headers={"Content-Type": "application/x-ndjson"},
+            f"{es_url}/{index}/_search", data=orjson.dumps(ring), headers=headers
         ) as response:
             if response.status != 200:
                 return False
-            answers = (await response.json())["responses"]
-        if ring_answer(question, answers[0], answers[1]) is not None:
+            answer = await response.json()
+        if ring_answer(question, answer) is not None:
             return True
     body = orjson.dumps(build_search(question))
     return await answered(http, f"{es_url}/{index}/_search", body, headers)

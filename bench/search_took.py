@@ -22,10 +22,10 @@ from typing import Any
 import aiohttp
 import orjson
 
-from bench.search_bench import QUERY_CLASSES, multi_search_lines, query_mix, question_of
+from bench.search_bench import QUERY_CLASSES, query_mix, question_of
 from core.index_contract import IndexNames
 from devtools.settings import LauncherSettings
-from service.search.nearest import ring_answer, ring_bodies
+from service.search.nearest import ring_answer, ring_body
 from service.search.query import build_search
 from service.search.question import Question
 
@@ -33,9 +33,8 @@ NO_CACHE = "request_cache=false"
 CLAUSES_SHOWN = 6
 
 
-async def _post(http: aiohttp.ClientSession, url: str, data: bytes, ndjson: bool) -> Any:
-    kind = "application/x-ndjson" if ndjson else "application/json"
-    async with http.post(url, data=data, headers={"Content-Type": kind}) as response:
+async def _post(http: aiohttp.ClientSession, url: str, data: bytes) -> Any:
+    async with http.post(url, data=data, headers={"Content-Type": "application/json"}) as response:
         response.raise_for_status()
         return await response.json(loads=orjson.loads)
 
@@ -43,23 +42,20 @@ async def _post(http: aiohttp.ClientSession, url: str, data: bytes, ndjson: bool
 async def took_ms(http: aiohttp.ClientSession, es_url: str, index: str, question: Question) -> int:
     """Elasticsearch's own time for this question's first page, as the service asks for it."""
     spent = 0
-    bodies = ring_bodies(question)
-    if bodies is not None:
-        lines = multi_search_lines(bodies, {"request_cache": False})
-        answers = (await _post(http, f"{es_url}/{index}/_msearch", lines, True))["responses"]
-        spent = max(int(answer["took"]) for answer in answers)  # its parts run side by side
-        if ring_answer(question, answers[0], answers[1]) is not None:
+    ring = ring_body(question)
+    if ring is not None:
+        answer = await _post(http, f"{es_url}/{index}/_search?{NO_CACHE}", orjson.dumps(ring))
+        spent = int(answer["took"])
+        if ring_answer(question, answer) is not None:
             return spent
     body = orjson.dumps(build_search(question))
-    return spent + int(
-        (await _post(http, f"{es_url}/{index}/_search?{NO_CACHE}", body, False))["took"]
-    )
+    return spent + int((await _post(http, f"{es_url}/{index}/_search?{NO_CACHE}", body))["took"])
 
 
 async def profiled(http: aiohttp.ClientSession, es_url: str, index: str, question: Question) -> Any:
     """The question's whole search (not its ring), answered with Elasticsearch's profile."""
     body = orjson.dumps({**build_search(question), "profile": True})
-    return await _post(http, f"{es_url}/{index}/_search?{NO_CACHE}", body, False)
+    return await _post(http, f"{es_url}/{index}/_search?{NO_CACHE}", body)
 
 
 def _clauses(node: dict[str, Any], depth: int = 0) -> list[tuple[int, int, dict[str, Any]]]:

@@ -15,7 +15,7 @@ from core.index_contract import IndexNames
 from service.search import rescue
 from service.search.cursor import decode_cursor
 from service.search.models import SearchRequest
-from service.search.nearest import ring_answer, ring_bodies
+from service.search.nearest import ring_answer, ring_body
 from service.search.query import build_search
 from service.search.question import Question, read_question
 from service.search.responses import SearchResponse
@@ -68,10 +68,9 @@ async def _first_page(
     source: Sequence[str] = ANSWER_SOURCE,
 ) -> Json:
     """Nearest first from the ring around the point when it holds the page (nearest.py)."""
-    bodies = ring_bodies(question, source)
-    if bodies is not None:
-        ring, count = await store.msearch(es, names, list(bodies))
-        answer = ring_answer(question, ring, count)
+    ring = ring_body(question, source)
+    if ring is not None:
+        answer = ring_answer(question, await store.search(es, names, ring))
         if answer is not None:
             return answer
     return await store.search(es, names, build_search(question, source=source))

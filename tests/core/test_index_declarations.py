@@ -48,7 +48,7 @@ from service.plans.query import plan_searches
 from service.search import rescue
 from service.search.facets import facet_aggregations
 from service.search.models import SearchRequest
-from service.search.nearest import ring_bodies
+from service.search.nearest import ring_body
 from service.search.query import build_search
 from service.search.question import read_question
 
@@ -144,7 +144,9 @@ def v2_bodies() -> Iterator[Json]:
         yield build_search(question)
         yield from rescue.word_count_bodies(question)
         yield from rescue.explain_bodies(question)
-        yield from ring_bodies(question) or ()
+        ring = ring_body(question)
+        if ring is not None:
+            yield ring
         if question.place is not None:
             yield {"aggs": facet_aggregations(question.place, 10.0)}
 

@@ -12,7 +12,7 @@ from elasticsearch import AsyncElasticsearch
 from core.index_contract import IndexNames
 from indexer.load.run import LoadReport
 from service.search.models import SearchRequest
-from service.search.nearest import RING_MILES, ring_answer, ring_bodies
+from service.search.nearest import RADIUS_COUNT, RING_MILES, ring_answer, ring_body
 from service.search.question import read_question
 from tests.conftest import SAMPLE_TODAY, ApiClient
 from tests.service.search.calls import LOWER_MANHATTAN, search
@@ -24,25 +24,29 @@ def _question(**body: Any) -> Any:
 
 def test_the_ring_answers_only_distance_sorted_pages_of_a_wider_radius() -> None:
     place = {"location": LOWER_MANHATTAN, "radius": 25}
-    assert ring_bodies(_question(**place)) is not None  # place only: nearest first
-    assert ring_bodies(_question(**place, query="cardiology")) is None  # by relevance
-    assert ring_bodies(_question(**place, facets=True)) is None  # counts over the radius
-    assert ring_bodies(_question(location=LOWER_MANHATTAN, radius=RING_MILES)) is None
-    bodies = ring_bodies(_question(**place, pageSize=10, offset=20))
-    assert bodies is not None
-    ring, count = bodies
+    assert ring_body(_question(**place)) is not None  # place only: nearest first
+    assert ring_body(_question(**place, query="cardiology")) is None  # by relevance
+    assert ring_body(_question(**place, facets=True)) is None  # counts over the radius
+    assert ring_body(_question(location=LOWER_MANHATTAN, radius=RING_MILES)) is None
+    ring = ring_body(_question(**place, pageSize=10, offset=20))
+    assert ring is not None
     assert ring["track_total_hits"] == 30 and ring["from"] == 20 and ring["size"] == 10
-    assert count["size"] == 0 and count["track_total_hits"] is True
+    # The page is the ring's (a post filter) and the count the whole radius's, in one search.
+    assert "post_filter" in ring and ring["aggs"] == {RADIUS_COUNT: {"filter": {"match_all": {}}}}
 
 
 def test_the_ring_answer_counts_the_whole_radius_or_gives_way() -> None:
     question = _question(location=LOWER_MANHATTAN, radius=25, pageSize=5)
-    count = {"hits": {"total": {"value": 900, "relation": "eq"}, "hits": []}}
-    held = {"hits": {"total": {"value": 5, "relation": "gte"}, "hits": [{"_id": "1"}]}}
-    answer = ring_answer(question, held, count)
-    assert answer is not None and answer["hits"]["total"]["value"] == 900
-    short = {"hits": {"total": {"value": 4, "relation": "eq"}, "hits": []}}
-    assert ring_answer(question, short, count) is None
+    counted = {RADIUS_COUNT: {"doc_count": 900}}
+    held = {
+        "hits": {"total": {"value": 5, "relation": "gte"}, "hits": [{"_id": "1"}]},
+        "aggregations": counted,
+    }
+    answer = ring_answer(question, held)
+    assert answer is not None and answer["hits"]["total"] == {"value": 900, "relation": "eq"}
+    assert "aggregations" not in answer and answer["hits"]["hits"] == [{"_id": "1"}]
+    short = {"hits": {"total": {"value": 4, "relation": "eq"}, "hits": []}, "aggregations": counted}
+    assert ring_answer(question, short) is None
 
 
 async def _whole_radius(
