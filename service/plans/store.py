@@ -11,8 +11,8 @@ from elasticsearch import AsyncElasticsearch, NotFoundError
 from core.documents import Json, Plan
 from core.index_contract import IndexNames, plan_doc_id
 from core.plan_offers import OFFER_FIELDS, OfferedPlan
-from service.coverage.evaluate import StoredFacts
-from service.coverage.store import flagged_plans, stored_facts, whole_hits
+from service.network_kit.evaluate import StoredFacts
+from service.network_kit.store import flagged_plans, stored_facts, whole_hits
 from service.storage import document_missing, elasticsearch_errors, multi_search
 
 PLANS_INDEX = "the plans index"
