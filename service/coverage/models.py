@@ -19,6 +19,7 @@ from service.network_kit.models import (
     NpiRequest,
     PlanStatuses,
     Reason,
+    unique_npis,
 )
 
 MAX_BID_IDS = 50
@@ -51,6 +52,7 @@ class CoverageRequest(BaseModel):
     )
 
     _no_nulls = reject_null
+    _unique_npis = unique_npis
 
     @model_validator(mode="after")
     def _some_plan(self) -> CoverageRequest:
@@ -77,14 +79,6 @@ class CoverageRequest(BaseModel):
             if bid not in canonical:
                 canonical.append(bid)
         return canonical
-
-    @field_validator("npis")
-    @classmethod
-    def _unique_npis(cls, values: list[NpiRequest]) -> list[NpiRequest]:
-        by_npi: dict[str, NpiRequest] = {}
-        for value in values:
-            by_npi.setdefault(value.npi, value)  # the first mention of an NPI wins
-        return list(by_npi.values())
 
 
 @with_config(CLOSED)

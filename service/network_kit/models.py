@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field, with_config
+from pydantic import BaseModel, Field, field_validator, with_config
 from typing_extensions import TypedDict
 
 from core.documents import CLOSED, IsoDate, Plan
@@ -24,6 +24,17 @@ class NpiRequest(BaseModel):
 
     _no_nulls = reject_null
 
+
+def _first_mentions(values: list[NpiRequest]) -> list[NpiRequest]:
+    by_npi: dict[str, NpiRequest] = {}
+    for value in values:
+        by_npi.setdefault(value.npi, value)  # the first mention of an NPI wins
+    return list(by_npi.values())
+
+
+# A request's ``npis`` (the coverage check's, the plan search's): an NPI asked twice is
+# answered once, where and as its first mention asks it.
+unique_npis = field_validator("npis")(_first_mentions)
 
 PARTICIPATION_SOURCE = Field(
     description="the file the participation record comes from: the coverage file's 'source'"
