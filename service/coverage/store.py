@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from typing import cast
-
 from elasticsearch import AsyncElasticsearch
 
-from core.documents import Plan
 from core.index_contract import IndexNames
 from service.coverage.models import CoverageRequest
 from service.coverage.query import coverage_searches
 from service.network_kit.evaluate import StoredFacts
-from service.network_kit.store import flagged_plans, stored_facts, whole_hits
+from service.network_kit.store import stored_facts, whole_hits
 from service.storage import WHOLE_ANSWERS_ONLY, multi_search
 
 LOOKUP_INDICES = "the lookup indices"
@@ -24,5 +21,4 @@ async def read_facts(
     plans, lookups, coverage = (
         whole_hits(answer) for answer in await multi_search(es, searches, LOOKUP_INDICES)
     )
-    stored, with_network = flagged_plans(plans)
-    return stored_facts(cast(list[Plan], stored), lookups, coverage, with_network)
+    return stored_facts(plans, lookups, coverage)[1]

@@ -1,6 +1,7 @@
 """The stored facts of a network question read from a multi-search's answers: every hit of a
-search, the plans and the keys of those flagged as having a network, and the facts the
-evaluation takes (``service.network_kit.evaluate.StoredFacts``)."""
+search, and the facts the evaluation takes (``service.network_kit.evaluate.StoredFacts``) from
+the plans (with the keys of those flagged as having a network), the lookup documents and the
+coverage rows."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ def whole_hits(answer: Json) -> list[Json]:
     return list(hits["hits"])
 
 
-def flagged_plans(hits: list[Json]) -> tuple[list[Json], frozenset[str]]:
+def _flagged_plans(hits: list[Json]) -> tuple[list[Json], frozenset[str]]:
     """The plans of these hits without their network flag, and the keys of those flagged
     (``core.plan_offers.NETWORK_ROWS_FIELD``)."""
     plans: list[Json] = []
@@ -36,14 +37,14 @@ def flagged_plans(hits: list[Json]) -> tuple[list[Json], frozenset[str]]:
 
 
 def stored_facts(
-    plans: list[Plan],
-    lookups: list[Json],
-    coverage: list[Json],
-    with_network: frozenset[str] = frozenset(),
-) -> StoredFacts:
-    """The facts from the plans, the hits of the lookup documents and the coverage rows."""
+    plan_hits: list[Json], lookups: list[Json], coverage: list[Json]
+) -> tuple[list[Json], StoredFacts]:
+    """The plans of these hits without their network flag, and the facts from them, the hits
+    of the lookup documents and the coverage rows."""
+    stored, with_network = _flagged_plans(plan_hits)
+    plans = cast(list[Plan], stored)
     answers = {hit["_id"]: cast(LookupDoc, hit["_source"]) for hit in lookups}  # by NPI
-    return StoredFacts(
+    return stored, StoredFacts(
         plans={plan_key_of(p): p for p in plans},
         # The provider as stored, written into the answer as it is (never parsed here).
         providers={npi: stored_answer(doc["provider"]) for npi, doc in answers.items()},
