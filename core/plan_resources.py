@@ -13,11 +13,11 @@ from core.documents import Json, Plan
 from core.fhir_terms import fhir_id
 from core.network import network_key
 from core.plan_offers import AreaCounty
-from core.plans import plan_key
+from core.plans import plan_key_of
 
 
 def year_key(plan: Plan) -> str:
-    return network_key(plan["contractYear"], plan_key(plan["bidId"], plan["payerPlanId"]))
+    return network_key(plan["contractYear"], plan_key_of(plan))
 
 
 def insurance_plan_id(plan: Plan) -> str:

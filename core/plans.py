@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
 # What requests may send (either case, "_" or "-", segment optional).
 BID_ID_PATTERN = r"^[A-Za-z][0-9]{4}[_-][0-9]{3}([_-][0-9]{3})?$"
@@ -34,3 +36,9 @@ def plan_key(bid_id: str | None, payer_plan_id: str | None) -> str:
     if payer_plan_id is None:
         raise ValueError("a plan needs a bid id or a payer plan id")
     return _PAYER + payer_plan_id
+
+
+def plan_key_of(plan: Mapping[str, Any]) -> str:
+    """``plan_key`` of a plan document (``core.documents.Plan``, or a stored hit's source):
+    its ``bidId``, else its ``payerPlanId``."""
+    return plan_key(plan["bidId"], plan["payerPlanId"])

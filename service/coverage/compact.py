@@ -3,8 +3,9 @@ every plan only the statuses, referring to them by NPI and location id."""
 
 from __future__ import annotations
 
-from service.coverage.evaluate import StoredFacts
-from service.coverage.models import CompactCoverage, PlanStatuses
+from service.coverage.models import CompactCoverage
+from service.network_kit.evaluate import StoredFacts
+from service.network_kit.models import PlanStatuses
 
 
 def compact(plans: list[PlanStatuses], facts: StoredFacts) -> CompactCoverage:

@@ -12,28 +12,18 @@ from typing_extensions import TypedDict
 from core.documents import CLOSED, IsoDate, Location, Plan, Provider
 from core.network import AnsweredStatus
 from core.plans import canonical_bid_id, plan_key
-from service.fields import (
-    REQUEST_CONFIG,
-    BidId,
-    ContractYear,
-    Npi,
-    PayerPlanId,
-    reject_null,
-    request_config,
+from service.fields import BidId, ContractYear, PayerPlanId, reject_null, request_config
+from service.network_kit.models import (
+    PARTICIPATION_SOURCE,
+    REASONS_DESCRIPTION,
+    NpiRequest,
+    PlanStatuses,
+    Reason,
+    unique_npis,
 )
 
 MAX_BID_IDS = 50
 MAX_NPIS = 500
-MAX_LOCATION_IDS = 50
-
-
-class NpiRequest(BaseModel):
-    model_config = REQUEST_CONFIG
-
-    npi: Npi
-    locationIds: list[str] | None = Field(default=None, min_length=1, max_length=MAX_LOCATION_IDS)
-
-    _no_nulls = reject_null
 
 
 class CoverageRequest(BaseModel):
@@ -62,6 +52,7 @@ class CoverageRequest(BaseModel):
     )
 
     _no_nulls = reject_null
+    _unique_npis = unique_npis
 
     @model_validator(mode="after")
     def _some_plan(self) -> CoverageRequest:
@@ -88,34 +79,6 @@ class CoverageRequest(BaseModel):
             if bid not in canonical:
                 canonical.append(bid)
         return canonical
-
-    @field_validator("npis")
-    @classmethod
-    def _unique_npis(cls, values: list[NpiRequest]) -> list[NpiRequest]:
-        by_npi: dict[str, NpiRequest] = {}
-        for value in values:
-            by_npi.setdefault(value.npi, value)  # the first mention of an NPI wins
-        return list(by_npi.values())
-
-
-PARTICIPATION_SOURCE = Field(
-    description="the file the participation record comes from: the coverage file's 'source'"
-    " column, or 'plan-net:<directory>' for a payer's Plan-Net directory"
-)
-Reason = Literal[
-    "plan_not_found",
-    "provider_not_found",
-    "location_not_found",
-    "no_participation_record",
-    "no_network_record",
-]
-REASONS_DESCRIPTION = (
-    "why the status is unknown, or why there is no record in force: plan_not_found,"
-    " provider_not_found, location_not_found; no_network_record (unknown: the plan's"
-    " participation rows of the year do not name the provider, so the directory cannot say"
-    " either way); no_participation_record (out_of_network: rows name the provider, none in"
-    " force on the day)"
-)
 
 
 @with_config(CLOSED)
@@ -160,36 +123,8 @@ class CoveragePlan(TypedDict):
     providers: list[CoverageProvider]
 
 
-# ---- view "compact": every provider once, statuses by reference ----
-
-
-@with_config(CLOSED)
-class LocationStatus(TypedDict):
-    id: Annotated[str, Field(description="a location id of the provider in `providers`")]
-    networkStatus: AnsweredStatus
-    reason: Literal["no_participation_record", "no_network_record", "location_not_found"] | None
-    acceptingNewPatients: bool | None
-    effectiveDate: IsoDate | None
-    terminationDate: IsoDate | None
-    participationSource: Annotated[str | None, PARTICIPATION_SOURCE]
-
-
-@with_config(CLOSED)
-class ProviderStatus(TypedDict):
-    npi: Annotated[str, Field(description="a key of `providers` unless provider_not_found")]
-    networkStatus: AnsweredStatus
-    reason: Annotated[Reason | None, Field(description=REASONS_DESCRIPTION)]
-    locations: list[LocationStatus]
-
-
-@with_config(CLOSED)
-class PlanStatuses(TypedDict):
-    contractYear: int
-    bidId: str | None
-    payerPlanId: str | None
-    asOf: IsoDate
-    plan: Plan | None
-    providers: list[ProviderStatus]
+# ---- view "compact": every provider once, statuses by reference (PlanStatuses: the network
+# kit's shapes, service.network_kit.models) ----
 
 
 @with_config(CLOSED)

@@ -2,61 +2,16 @@
 
 from __future__ import annotations
 
-from typing import cast
-
 from elasticsearch import AsyncElasticsearch
 
-from core.documents import CoverageDoc, Json, LookupDoc, Plan
 from core.index_contract import IndexNames
-from core.lookup_answers import stored_answer, stored_locations
-from core.plan_offers import NETWORK_ROWS_FIELD
-from core.plans import plan_key
-from service.coverage.evaluate import StoredFacts
 from service.coverage.models import CoverageRequest
 from service.coverage.query import coverage_searches
-from service.errors import BackendUnavailable
+from service.network_kit.evaluate import StoredFacts
+from service.network_kit.store import stored_facts, whole_hits
 from service.storage import WHOLE_ANSWERS_ONLY, multi_search
 
 LOOKUP_INDICES = "the lookup indices"
-
-
-def whole_hits(answer: Json) -> list[Json]:
-    """Every hit of a search answer; a defect when the answer was larger than its window."""
-    hits = answer["hits"]
-    if hits["total"]["value"] > len(hits["hits"]):
-        raise BackendUnavailable("coverage answer larger than the result window")
-    return list(hits["hits"])
-
-
-def flagged_plans(hits: list[Json]) -> tuple[list[Json], frozenset[str]]:
-    """The plans of these hits without their network flag, and the keys of those flagged
-    (``core.plan_offers.NETWORK_ROWS_FIELD``)."""
-    plans: list[Json] = []
-    with_network: set[str] = set()
-    for hit in hits:
-        plan = dict(hit["_source"])
-        if plan.pop(NETWORK_ROWS_FIELD, False):
-            with_network.add(plan_key(plan["bidId"], plan["payerPlanId"]))
-        plans.append(plan)
-    return plans, frozenset(with_network)
-
-
-def stored_facts(
-    plans: list[Plan],
-    lookups: list[Json],
-    coverage: list[Json],
-    with_network: frozenset[str] = frozenset(),
-) -> StoredFacts:
-    """The facts from the plans, the hits of the lookup documents and the coverage rows."""
-    answers = {hit["_id"]: cast(LookupDoc, hit["_source"]) for hit in lookups}  # by NPI
-    return StoredFacts(
-        plans={plan_key(p["bidId"], p["payerPlanId"]): p for p in plans},
-        # The provider as stored, written into the answer as it is (never parsed here).
-        providers={npi: stored_answer(doc["provider"]) for npi, doc in answers.items()},
-        locations={npi: stored_locations(doc) for npi, doc in answers.items()},
-        coverage=[cast(CoverageDoc, hit["_source"]) for hit in coverage],
-        networks=with_network,
-    )
 
 
 async def read_facts(
@@ -66,5 +21,4 @@ async def read_facts(
     plans, lookups, coverage = (
         whole_hits(answer) for answer in await multi_search(es, searches, LOOKUP_INDICES)
     )
-    stored, with_network = flagged_plans(plans)
-    return stored_facts(cast(list[Plan], stored), lookups, coverage, with_network)
+    return stored_facts(plans, lookups, coverage)[1]

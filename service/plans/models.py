@@ -24,11 +24,11 @@ from core.plan_offers import (
     ServiceArea,
 )
 from core.plans import canonical_bid_id
-from service.coverage.models import NpiRequest, ProviderStatus
 from service.fields import BidId, ContractYear, Integral, reject_null, request_config
+from service.network_kit.models import NpiRequest, ProviderStatus, unique_npis
+from service.search_kit.limits import MAX_PAGE_SIZE
 
 MAX_NPIS = 25
-MAX_PAGE_SIZE = 100
 FIVE_DIGITS = r"^[0-9]{5}$"
 # Cross-field rules, stated for clients and test generators (the validators below enforce them).
 _RULES: dict[str, Any] = {
@@ -94,14 +94,7 @@ class PlanSearchRequest(BaseModel):
     )
 
     _no_nulls = reject_null
-
-    @field_validator("npis")
-    @classmethod
-    def _unique_npis(cls, values: list[NpiRequest]) -> list[NpiRequest]:
-        by_npi: dict[str, NpiRequest] = {}
-        for value in values:
-            by_npi.setdefault(value.npi, value)  # as the coverage request: the first mention wins
-        return list(by_npi.values())
+    _unique_npis = unique_npis  # as the coverage request: the first mention wins
 
     @model_validator(mode="after")
     def _one_area(self) -> PlanSearchRequest:

@@ -1,5 +1,6 @@
 """A plan search -> the multi-search that reads its area's plans, the count of every plan
-offered there, and the asked NPIs' lookup documents and coverage rows (pure)."""
+offered there, and the asked NPIs' lookup documents and coverage rows (pure): those two are the
+network kit's searches (``service.network_kit.query``), as the coverage check sends them."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from core.plan_offers import (
     STARS_FIELD,
     ZIPS_FIELD,
 )
-from service.coverage.query import Search, multi_search_body, providers_search, rows_search
+from service.network_kit.query import Search, multi_search_body, providers_search, rows_search
 from service.plans.models import PlanSearchRequest
 
 MAX_AREA_PLANS = 2_000  # far above the plans offered in any county (Plan Finder: ~100)

@@ -7,8 +7,9 @@ from collections.abc import Callable
 from datetime import date
 
 from core.plan_offers import OfferedPlan
-from service.coverage.evaluate import StoredFacts, statuses
-from service.coverage.models import ProviderStatus
+from core.plans import plan_key_of
+from service.network_kit.evaluate import StoredFacts, statuses
+from service.network_kit.models import ProviderStatus
 from service.plans.models import PlanMatch, PlanSearchRequest, PlanSort
 
 SortKey = Callable[[PlanMatch], tuple[float, ...]]
@@ -50,7 +51,7 @@ def with_statuses(
     day: date,
 ) -> list[PlanMatch]:
     """Each plan with each asked NPI's status (the coverage rule), in the order given."""
-    asked = [(plan["bidId"] or "", plan["bidId"], None) for plan in offers]
+    asked = [(plan_key_of(plan), plan["bidId"], None) for plan in offers]
     found = statuses(asked, request.npis, year, day, facts)
     return [
         {

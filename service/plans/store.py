@@ -8,11 +8,11 @@ from typing import cast
 
 from elasticsearch import AsyncElasticsearch, NotFoundError
 
-from core.documents import Json, Plan
+from core.documents import Json
 from core.index_contract import IndexNames, plan_doc_id
 from core.plan_offers import OFFER_FIELDS, OfferedPlan
-from service.coverage.evaluate import StoredFacts
-from service.coverage.store import flagged_plans, stored_facts, whole_hits
+from service.network_kit.evaluate import StoredFacts
+from service.network_kit.store import stored_facts, whole_hits
 from service.storage import document_missing, elasticsearch_errors, multi_search
 
 PLANS_INDEX = "the plans index"
@@ -27,10 +27,10 @@ class AreaFacts:
 
 async def read_area(es: AsyncElasticsearch, searches: list[Json]) -> AreaFacts:
     answers = await multi_search(es, searches, PLANS_INDEX)
-    plans, with_network = flagged_plans(whole_hits(answers[0]))
+    plan_hits = whole_hits(answers[0])
     offered = int(answers[1]["hits"]["total"]["value"])
     lookups, rows = (whole_hits(a) for a in answers[2:]) if len(answers) > 2 else ([], [])
-    facts = stored_facts(cast(list[Plan], plans), list(lookups), list(rows), with_network)
+    plans, facts = stored_facts(plan_hits, list(lookups), list(rows))
     return AreaFacts(cast(list[OfferedPlan], plans), offered, facts)
 
 

@@ -14,7 +14,7 @@ from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import IndexNames
 from indexer.load.run import LoadOptions, SourceFiles, load
-from service.coverage.models import MAX_LOCATION_IDS
+from service.network_kit.models import MAX_LOCATION_IDS
 from service.web.app import create_app
 from service.web.auth import mint_token
 from tests.conftest import SAMPLE_DIR, SAMPLE_TODAY, ApiClient, ClientFactory, settings_for

@@ -11,8 +11,9 @@ from pydantic import ValidationError
 
 from core.documents import CoverageDoc, Location, NetworkStatus, Plan, Provider
 from core.npi import with_check_digit
-from service.coverage.evaluate import StoredFacts, evaluate
+from service.coverage.evaluate import evaluate
 from service.coverage.models import MAX_BID_IDS, MAX_NPIS, CoverageRequest
+from service.network_kit.evaluate import StoredFacts
 
 NPI_A, NPI_B = "1003000100", "1003002106"
 BID = "H1234_001_000"
