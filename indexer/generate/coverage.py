@@ -22,6 +22,7 @@ from indexer.sources.coverage import HEADER
 from indexer.sources.nppes import NppesRecord, read_nppes
 from indexer.sources.plan_areas import PlanArea, read_service_areas
 from indexer.sources.plans import PLAN_YEAR, read_plans
+from indexer.sources.rejects import ignore_rejects
 
 SOURCE = "synthetic-generator-v1"
 MAX_PLANS_PER_PROVIDER = 4
@@ -103,10 +104,10 @@ def generate_coverage(
 ) -> CoverageStats:
     plan_states = {
         plan["bidId"]: plan["states"]
-        for plan in read_plans(plans, [], lambda *_: None)
+        for plan in read_plans(plans, [], ignore_rejects)
         if plan["bidId"] is not None
     }
-    areas = read_service_areas(zip_plan, plan_county, plan_states, lambda *_: None)
+    areas = read_service_areas(zip_plan, plan_county, plan_states, ignore_rejects)
     sold_at = _plans_by_zip(areas)
     networked = {bid for bid in plan_states if not bid.startswith("S")}
     rows = providers = 0
@@ -119,7 +120,7 @@ def generate_coverage(
         )
         writer = csv.writer(handle, lineterminator="\n")
         writer.writerow(HEADER)
-        for record in read_nppes(nppes):
+        for record in read_nppes(nppes, ignore_rejects):
             if not isinstance(record, NppesRecord) or record.country not in ("", "US"):
                 continue
             code = zip5(record.postal_code)

@@ -19,7 +19,7 @@ from core.counties import county_fips, county_zips, zip_county
 from core.plans import canonical_bid_id
 from core.zips import lookup_zip
 from indexer.sources.csvfiles import read_rows
-from indexer.sources.plans import Reject
+from indexer.sources.rejects import Reject
 
 _ALIASES: dict[str, tuple[str, ...]] = {
     "bid": ("bid_id",),

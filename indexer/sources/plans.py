@@ -7,13 +7,13 @@ file lacks (those become plan documents from the little they carry).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 from core.documents import Plan
 from core.geo import lookup_zip
 from core.plans import canonical_bid_id
 from indexer.sources.csvfiles import read_rows
+from indexer.sources.rejects import Reject
 
 PLAN_YEAR = 2026
 PLAN_FINDER = "plan-finder"  # the source of the plans read from the Plan Finder files
@@ -52,8 +52,6 @@ _GEO_ALIASES: dict[str, tuple[str, ...]] = {
     "type": ("plan_type",),
     "snp": ("snp_type",),
 }
-
-Reject = Callable[[str, int, str, str], None]  # (file name, row number, npi, reason)
 
 
 def state_codes(text: str) -> list[str]:

@@ -43,6 +43,7 @@ from indexer.sources.dac import DacTable, read_dac
 from indexer.sources.hospitals import read_hospitals
 from indexer.sources.nppes import Deactivated, NppesRecord, NppesRow, read_nppes
 from indexer.sources.nucc import TaxonomyEntry, read_nucc
+from indexer.sources.rejects import ignore_rejects
 from indexer.update import indexed as current
 from indexer.update.live_version import LiveVersion, visible_together
 from indexer.update.options import UpdateError, UpdateOptions, update_session
@@ -76,7 +77,7 @@ def _read_joins(files: JoinFiles) -> _Joins:
     lookup_zip("00000")  # the ZIP table builds here, in the thread, not on the first row
     hospitals = read_hospitals(files.hospitals) if files.hospitals else {}
     # The side files' own rejects were reported by the load that first read them.
-    dac = read_dac(files.dac, hospitals, lambda *_: None) if files.dac else DacTable({}, {}, {})
+    dac = read_dac(files.dac, hospitals, ignore_rejects) if files.dac else DacTable({}, {}, {})
     return _Joins(read_nucc(files.nucc), dac)
 
 
@@ -97,12 +98,7 @@ class _Applier:
         self._joins = joins
         self._report = report
         self._rejects = rejects
-        self._seen = NpiSet()
         self._pair = (live.indices["providers"], live.indices["search"])  # as _Write holds them
-
-    def _accept(self, rows: Iterable[NppesRow]) -> list[NppesRecord | Deactivated]:
-        screen = Screen[NppesRecord | Deactivated](self._report, self._rejects, self._report.file)
-        return list(each_npi_once(screen, rows, self._seen))
 
     def _record_write(
         self, row: NppesRecord, indexed: tuple[Doc | None, Doc | None], coverage: Any
@@ -126,8 +122,7 @@ class _Applier:
         outcome = "changed" if indexed[0] else "reactivated" if row.reactivated_on else "added"
         return _Write(outcome, Origin(self._report.file, row.row_number, npi), indexed, new)
 
-    async def apply(self, rows: Iterable[NppesRow], es: Any) -> None:
-        accepted = self._accept(rows)
+    async def apply(self, accepted: list[NppesRow], es: Any) -> None:
         npis = [row.npi for row in accepted]
         indices = self._live.indices
         lookups, searches, coverage = await asyncio.gather(
@@ -223,6 +218,8 @@ async def update_nppes(es: Any, path: Path, options: UpdateOptions) -> UpdateRep
         with batch_gc():
             written = [live.indices[kind] for kind in ("providers", "search", "removals")]
             async with visible_together(es, written):
-                for batch in chunked(read_nppes(path), options.batch_rows):
+                screen = Screen[NppesRow](report, rejects, report.file)
+                rows = read_nppes(path, screen.reader_rejected)
+                for batch in chunked(each_npi_once(screen, rows, NpiSet()), options.batch_rows):
                     await applier.apply(batch, es)
     return report
