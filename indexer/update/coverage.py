@@ -34,6 +34,7 @@ from indexer.update.options import UpdateError, UpdateOptions, update_session
 from indexer.update.removals import record_removals
 from indexer.update.report import UpdateReport
 from indexer.write.bulk import Action, Origin, bulk_index, chunked, delete_action, index_action
+from indexer.write.bulk_errors import BulkErrors
 from indexer.write.rejects import Rejects
 from indexer.write.screen import KeySet, Screen
 
@@ -41,12 +42,12 @@ Item = CoverageRow | CoverageDelete
 
 
 class _Applier:
-    def __init__(self, live: LiveVersion, report: UpdateReport, rejects: Rejects) -> None:
+    def __init__(self, live: LiveVersion, report: UpdateReport, errors: BulkErrors) -> None:
         self._index = live.indices["coverage"]
         self._search = live.indices["search"]
         self._removals = live.indices["removals"]
         self._report = report
-        self._rejects = rejects
+        self._errors = errors
         self.plans: set[tuple[int, str]] = set()  # (year, plan key) of the rows written
         # What this file wrote, by NPI and row id (None: removed), over the rows as last refreshed.
         self.written: dict[str, dict[str, CoverageDoc | None]] = {}
@@ -77,9 +78,7 @@ class _Applier:
         for (_, _, origin), outcome, item in planned:
             failure = failed.get(item.doc_id)
             if failure is not None:
-                self._report.rejected["bulk_error"] += 1
-                reason = f"bulk_error: {failure.reason}"
-                self._rejects.add(self._report.file, origin.row, origin.npi, reason)
+                self._errors.refused(origin, failure.reason)
                 continue
             outcomes[outcome] += 1
             doc = item.doc if isinstance(item, CoverageRow) else None
@@ -142,8 +141,8 @@ def _accepted(path: Path, report: UpdateReport, rejects: Rejects) -> Iterator[It
 
 async def update_coverage(es: Any, path: Path, options: UpdateOptions) -> UpdateReport:
     """Apply a coverage delta file to the live version; returns the report."""
-    async with update_session(es, "coverage", path, options) as (live, report, rejects):
-        applier = _Applier(live, report, rejects)
+    async with update_session(es, "coverage", path, options) as (live, report, rejects, errors):
+        applier = _Applier(live, report, errors)
         written = [live.indices[kind] for kind in ("coverage", "search", "plans", "removals")]
         async with visible_together(es, written):
             for batch in chunked(_accepted(path, report, rejects), options.batch_rows):

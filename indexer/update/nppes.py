@@ -50,8 +50,8 @@ from indexer.update.options import UpdateError, UpdateOptions, update_session
 from indexer.update.removals import record_removals
 from indexer.update.report import UpdateReport
 from indexer.write.bulk import Action, Origin, bulk_index, chunked, delete_action, index_action
+from indexer.write.bulk_errors import BulkErrors
 from indexer.write.collector import batch_gc
-from indexer.write.rejects import Rejects
 from indexer.write.screen import Screen, each_npi_once
 
 Doc = Json
@@ -92,12 +92,12 @@ class _Applier:
         live: LiveVersion,
         joins: _Joins,
         report: UpdateReport,
-        rejects: Rejects,
+        errors: BulkErrors,
     ) -> None:
         self._live = live
         self._joins = joins
         self._report = report
-        self._rejects = rejects
+        self._errors = errors
         self._pair = (live.indices["providers"], live.indices["search"])  # as _Write holds them
 
     def _record_write(
@@ -192,9 +192,7 @@ class _Applier:
                 self._report.outcomes[write.outcome] += 1
                 self._report.removed += write.outcome == "deactivated"
                 continue
-            self._report.rejected["bulk_error"] += 1
-            reason = f"bulk_error: {failure.reason}"
-            self._rejects.add(self._report.file, write.origin.row, write.origin.npi, reason)
+            self._errors.refused(write.origin, failure.reason)
         removed, present = self._gone([w for w in writes if w.origin.npi not in failed])
         self._report.removals += len(removed)
         undone = planned.keys() - removed.keys()  # the records of writes put back
@@ -209,10 +207,10 @@ class _Applier:
 
 async def update_nppes(es: Any, path: Path, options: UpdateOptions) -> UpdateReport:
     """Apply an NPPES incremental file to the live version; returns the report."""
-    async with update_session(es, "nppes", path, options) as (live, report, rejects):
+    async with update_session(es, "nppes", path, options) as (live, report, rejects, errors):
         files = options.join_files or recorded_join_files(live.record.get("sources"))
         joins = await asyncio.to_thread(_read_joins, files)
-        applier = _Applier(live, joins, report, rejects)
+        applier = _Applier(live, joins, report, errors)
         # As in a load: few cycle collections (indexer.write.collector.batch_gc: they cost 10x the
         # parsing of the indexed documents), after the tables exist.
         with batch_gc():

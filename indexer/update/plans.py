@@ -69,7 +69,8 @@ async def _has_rows(es: Any, live: LiveVersion, plan: OfferedPlanDoc) -> bool:
 
 async def update_plans(es: Any, sources: PlanFiles, options: UpdateOptions) -> UpdateReport:
     """Apply newer Plan Finder files to the live version's plans; returns the report."""
-    async with update_session(es, "plans", sources.plans, options) as (live, report, rejects):
+    session = update_session(es, "plans", sources.plans, options)
+    async with session as (live, report, rejects, errors):
         index = live.indices["plans"]
         screen = Screen[OfferedPlanDoc](report, rejects, sources.plans.name)
         plans: list[OfferedPlanDoc] = read_offered_plans(sources, screen.reader_rejected)
@@ -105,6 +106,5 @@ async def update_plans(es: Any, sources: PlanFiles, options: UpdateOptions) -> U
             gone, back = plans_removals(every.values(), after.values(), report.changed_at)
             report.removals += await record_removals(es, removals, gone, back)
         for failure in result.failed:
-            report.rejected["bulk_error"] += 1
-            rejects.add(sources.plans.name, 0, "", f"bulk_error: {failure.reason}")
+            errors.refused(origin, failure.reason)
     return report
