@@ -26,6 +26,7 @@ from bench.relevance_conditions import condition_terms
 from bench.relevance_specialties import SPECIALTIES, Specialty, specialty_of
 from core.geo import all_zip_places, haversine_miles, lookup_zip, zip5
 from indexer.sources.nppes import NppesRecord, read_nppes
+from indexer.sources.rejects import ignore_rejects
 
 RADIUS_MILES = 25
 CITIES = 20
@@ -105,7 +106,7 @@ def _primary(record: NppesRecord) -> str:
 def read_directory(path: Path) -> dict[str, Entry]:
     """NPI -> Entry for every active row with a US practice ZIP the gazetteer knows."""
     entries: dict[str, Entry] = {}
-    for row in read_nppes(path):
+    for row in read_nppes(path, ignore_rejects):
         if not isinstance(row, NppesRecord) or row.country not in ("", "US"):
             continue
         code = zip5(row.postal_code)

@@ -43,6 +43,7 @@ from bench.search_bench import query_mix
 from core.index_contract import IndexNames
 from devtools.settings import LauncherSettings
 from indexer.sources.nppes import Deactivated, NppesRecord, read_nppes
+from indexer.sources.rejects import ignore_rejects
 from service.web.auth import mint_token
 from service.web.settings import Settings
 
@@ -104,7 +105,7 @@ def file_npis(command: list[str]) -> tuple[list[str], set[str]]:
     deactivated: set[str] = set()
     if path is None:
         return records, deactivated
-    for row in read_nppes(Path(path)):
+    for row in read_nppes(Path(path), ignore_rejects):
         if isinstance(row, NppesRecord):
             records.append(row.npi)
         elif isinstance(row, Deactivated):

@@ -12,7 +12,8 @@ from indexer.sources.csvfiles import open_binary, read_rows
 from indexer.sources.discovery import PlanFiles
 from indexer.sources.plan_areas import PlanArea, read_service_areas
 from indexer.sources.plan_facts import PlanCosts, read_plan_costs, read_star_ratings
-from indexer.sources.plans import PLAN_FINDER, Reject, read_plans
+from indexer.sources.plans import PLAN_FINDER, read_plans
+from indexer.sources.rejects import Reject
 
 
 def snp_type(plan: Plan) -> str | None:

@@ -2,11 +2,11 @@
 ``indexer.sources.coverage``) linking real NPIs to real Medicare Advantage bid ids by geography.
 
 No public data says which provider is in which plan, so this makes a plausible stand-in: an
-active NPPES provider is linked only to plans sold where it practises (its practice ZIP in the
-plan-by-ZIP file, or its county in the plan-by-county file), Part D-only (``S``) contracts
-excluded. Every choice is a seeded hash of the NPI (and bid id), not random state: the same
-inputs and seed give the same file, and one provider's rows do not depend on any other row.
-Rows say ``source=synthetic-generator-v1`` and the file starts with a ``#`` comment saying so.
+active NPPES provider is linked only to plans sold at its practice ZIP, by the rules the plans
+index is built with (``indexer.sources.plan_areas``), Part D-only (``S``) contracts excluded.
+Every choice is a seeded hash of the NPI (and bid id), not random state: the same inputs and
+seed give the same file, and one provider's rows do not depend on any other row. Rows say
+``source=synthetic-generator-v1`` and the file starts with a ``#`` comment saying so.
 """
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ from core.geo import lookup_zip, zip5
 from indexer.assembly.locations import practice_location
 from indexer.sources.coverage import HEADER
 from indexer.sources.nppes import NppesRecord, read_nppes
-from indexer.sources.plans import PLAN_YEAR, read_plan_geography, read_plans
+from indexer.sources.plan_areas import PlanArea, read_service_areas
+from indexer.sources.plans import PLAN_YEAR, read_plans
+from indexer.sources.rejects import ignore_rejects
 
 SOURCE = "synthetic-generator-v1"
 MAX_PLANS_PER_PROVIDER = 4
@@ -83,6 +85,14 @@ def _rows(record: NppesRecord, bids: list[str], seed: int) -> list[list[str]]:
     return rows
 
 
+def _plans_by_zip(areas: dict[str, PlanArea]) -> dict[str, list[str]]:
+    by_zip: dict[str, list[str]] = {}
+    for bid, area in areas.items():
+        for code in area.zips:
+            by_zip.setdefault(code, []).append(bid)
+    return by_zip
+
+
 def generate_coverage(
     nppes: Path,
     plans: Path,
@@ -94,10 +104,12 @@ def generate_coverage(
 ) -> CoverageStats:
     plan_states = {
         plan["bidId"]: plan["states"]
-        for plan in read_plans(plans, [], lambda *_: None)
-        if plan["bidId"] is not None and not plan["bidId"].startswith("S")
+        for plan in read_plans(plans, [], ignore_rejects)
+        if plan["bidId"] is not None
     }
-    geography = read_plan_geography(plan_county, zip_plan)
+    areas = read_service_areas(zip_plan, plan_county, plan_states, ignore_rejects)
+    sold_at = _plans_by_zip(areas)
+    networked = {bid for bid in plan_states if not bid.startswith("S")}
     rows = providers = 0
     used: set[str] = set()
     with open(out, "w", newline="", encoding="utf-8") as handle:
@@ -108,15 +120,14 @@ def generate_coverage(
         )
         writer = csv.writer(handle, lineterminator="\n")
         writer.writerow(HEADER)
-        for record in read_nppes(nppes):
+        for record in read_nppes(nppes, ignore_rejects):
             if not isinstance(record, NppesRecord) or record.country not in ("", "US"):
                 continue
             code = zip5(record.postal_code)
             place = lookup_zip(code) if code else None
             if code is None or place is None:
                 continue
-            bids = geography.plans_at(code, place.county, place.state, plan_states)
-            bids = sorted(bid for bid in bids if bid in plan_states)
+            bids = sorted(bid for bid in sold_at.get(code, ()) if bid in networked)
             if not bids:
                 continue
             provider_rows = _rows(record, bids, seed)

@@ -31,6 +31,7 @@ from indexer.sources.nppes import (
     column,
     read_nppes_rows,
 )
+from indexer.sources.rejects import ignore_rejects
 
 _T = TypeVar("_T")
 FIRST_PAYLOAD = 200_000_000  # first nine digits of the first generated NPI
@@ -60,7 +61,7 @@ class _Pool:
     """The real active rows of the source file and the values that get swapped among them."""
 
     def __init__(self, source: Path) -> None:
-        columns, rows = read_nppes_rows(source)
+        columns, rows = read_nppes_rows(source, ignore_rejects)
         self.header = columns.header
         position = {name: index for index, name in enumerate(self.header)}
         self.npi = position[column("npi")]

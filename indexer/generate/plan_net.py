@@ -32,6 +32,7 @@ from indexer.generate.plan_net_resources import Draws, Payer, Resource, base, re
 from indexer.sources.nppes import NppesRecord, read_nppes
 from indexer.sources.nucc import read_nucc
 from indexer.sources.plans import PLAN_YEAR, read_plans
+from indexer.sources.rejects import ignore_rejects
 from indexer.write.collector import batch_gc
 
 RESOURCE_TYPES = (
@@ -92,7 +93,7 @@ def _medicare_bids(plans: Path | None, seed: int) -> list[tuple[str, str, str]]:
     """Three (bid id, plan name, HMO or PPO): Medicare Advantage plans of the plan file picked by
     the seed, or fixed fictional ones."""
     found = []
-    for plan in read_plans(plans, [], lambda *_: None) if plans else []:
+    for plan in read_plans(plans, [], ignore_rejects) if plans else []:
         bid = plan["bidId"]
         if bid and bid[0] in "HR":  # S contracts are Part D only
             kind = f"{plan['planName']} {plan['planType']}".upper()
@@ -274,7 +275,7 @@ def generate_plan_net(
         for made in head:
             write(made)
         locations = _Locations(seed, write)
-        for record in read_nppes(nppes):
+        for record in read_nppes(nppes, ignore_rejects):
             if not isinstance(record, NppesRecord):
                 continue
             rows += 1

@@ -51,6 +51,7 @@ from indexer.generate.nppes import SEPARATOR, open_out
 from indexer.generate.weekly_rows import Changer, RowWriter
 from indexer.generate.weekly_source import Source, read_source
 from indexer.sources.nppes import NppesRecord, read_nppes
+from indexer.sources.rejects import ignore_rejects
 
 _T = TypeVar("_T")
 WEEKLY_SHARE = 0.002  # of all NPIs, in one weekly file
@@ -177,7 +178,9 @@ def generate_update(
     active rows (which costs a pass over the source to count them)."""
     started = time.monotonic()
     if counts is None:
-        counts = UpdateCounts.week(sum(isinstance(r, NppesRecord) for r in read_nppes(source)))
+        counts = UpdateCounts.week(
+            sum(isinstance(r, NppesRecord) for r in read_nppes(source, ignore_rejects))
+        )
     rng = random.Random(seed)
     read = read_source(source, rng, max(2 * counts.total, _SAMPLE_MIN), counts.reactivated)
     day = _week(read, week)

@@ -13,7 +13,7 @@ from typing import Generic, TypeVar
 
 from indexer.generate.nppes import ADDRESS_COLUMNS, SEPARATOR
 from indexer.sources.csvfiles import parse_date
-from indexer.sources.nppes import NppesRecord, Rejected, column, read_nppes_rows
+from indexer.sources.nppes import NppesRecord, column, read_nppes_rows
 
 _T = TypeVar("_T")
 _FRESH_PREFIX = "29"
@@ -110,7 +110,13 @@ class Source:
 
 
 def read_source(source: Path, rng: random.Random, active: int, deactivated: int) -> Source:
-    columns, rows = read_nppes_rows(source)
+    fresh_range: set[str] = set()
+
+    def note_fresh_npi(file: str, row: int, npi: str, reason: str) -> None:
+        if npi.startswith(_FRESH_PREFIX):  # a rejected row's NPI is taken all the same
+            fresh_range.add(npi)
+
+    columns, rows = read_nppes_rows(source, note_fresh_npi)
     layout = Layout(columns.header)
     kept = Reservoir[ActiveRow](active, rng)
     gone = Reservoir[tuple[str, date]](deactivated, rng)
@@ -118,12 +124,9 @@ def read_source(source: Path, rng: random.Random, active: int, deactivated: int)
     # Every distinct date text, parsed once at the end: a set insert per field is cheaper than
     # a parse per field on 9M rows.
     date_texts: set[str] = set()
-    fresh_range: set[str] = set()
     for raw, classified in rows:
         if classified.npi.startswith(_FRESH_PREFIX):
             fresh_range.add(classified.npi)
-        if isinstance(classified, Rejected):
-            continue
         date_texts.update(dates(raw if len(raw) >= layout.width else layout.fields(raw)))
         if isinstance(classified, NppesRecord):
             slot = kept.slot()

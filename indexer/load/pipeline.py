@@ -37,7 +37,7 @@ from indexer.assembly.plan_net_published import published_documents
 from indexer.load.progress import LoadProgress
 from indexer.load.report import LoadReport
 from indexer.sources.coverage import CoverageDelete, CoverageRow, read_coverage
-from indexer.sources.csvfiles import ReadPosition, Rejected
+from indexer.sources.csvfiles import ReadPosition
 from indexer.sources.dac import DacTable
 from indexer.sources.discovery import SourceFiles
 from indexer.sources.nppes import Deactivated, NppesRecord, read_nppes
@@ -45,15 +45,7 @@ from indexer.sources.nucc import TaxonomyEntry
 from indexer.sources.plan_net import PlanNetDirectory
 from indexer.write.bulk import Action, Origin, action_lines, index_action
 from indexer.write.rejects import Rejects
-from indexer.write.screen import Screen
-
-
-def _npi_of(row: NppesRecord | Deactivated) -> str:
-    return row.npi
-
-
-def _row_and_npi(row: NppesRecord | Deactivated) -> tuple[int, str]:
-    return row.row_number, row.npi
+from indexer.write.screen import FileTally, Screen, each_npi_once
 
 
 @dataclass(frozen=True)
@@ -175,21 +167,19 @@ class ActionStream:
         # a dropped connection would meet its own documents and look like duplicates.
         seen: set[str] = set()
         for path in self._sources.coverage:
-            rows = 0
-            for item in read_coverage(path):
-                rows += 1
-                if isinstance(item, Rejected):
-                    self._rejects.add(path.name, item.row_number, item.npi, item.reason)
-                    continue
+            rows = FileTally()
+            screen = Screen[CoverageRow | CoverageDelete](rows, self._rejects, path.name)
+            for item in read_coverage(path, screen.reader_rejected):
+                rows.rows_read += 1
                 if isinstance(item, CoverageDelete):
-                    self._rejects.add(path.name, item.row_number, item.npi, "delete_in_load")
+                    screen.reject(item.row_number, item.npi, "delete_in_load")
                     continue
                 if item.doc_id in seen:
-                    self._rejects.add(path.name, item.row_number, item.doc["npi"], "duplicate")
+                    screen.reject(item.row_number, item.doc["npi"], "duplicate")
                     continue
                 seen.add(item.doc_id)
                 yield self._coverage_action(item, path.name, shared)
-            self._report.source_rows[path.name] = rows
+            self._report.source_rows[path.name] = rows.rows_read
 
     def _coverage_action(
         self,
@@ -223,15 +213,8 @@ class ActionStream:
         plan_net_npis = self._tables.plan_net is not None
         position = ReadPosition()
         progress = LoadProgress(path, position, bar=self._progress)
-        rows: Iterator[NppesRecord | Deactivated] = Screen[NppesRecord | Deactivated](
-            report, rejects, name
-        ).accepted(
-            read_nppes(path, position),
-            seen=seen,
-            key=_npi_of,
-            repeat="duplicate_npi",
-            where=_row_and_npi,
-        )
+        screen = Screen[NppesRecord | Deactivated](report, rejects, name)
+        rows = each_npi_once(screen, read_nppes(path, screen.reader_rejected, position), seen)
         for row in rows:
             progress.rows(report.rows_read)
             if isinstance(row, Deactivated):

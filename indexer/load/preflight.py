@@ -9,7 +9,6 @@ The serving version stays until the swap, so it is not counted as free.
 
 from __future__ import annotations
 
-from itertools import islice
 from pathlib import Path
 
 from elasticsearch import AsyncElasticsearch
@@ -29,8 +28,19 @@ class NotEnoughDisk(RuntimeError):
 def estimated_rows(path: Path) -> int:
     """The NPPES file's row count: exact for a small file, else from its first rows' share."""
     position = ReadPosition()
-    rows = read_nppes(path, position)
-    counted = sum(1 for _ in islice(rows, SAMPLE_ROWS))
+    rejected = 0
+
+    def count_rejected(source: str, row: int, npi: str, reason: str) -> None:
+        nonlocal rejected
+        rejected += 1
+
+    rows = read_nppes(path, count_rejected, position)
+    counted = 0
+    for _ in rows:  # every row counts, rejected or not
+        counted += 1
+        if counted + rejected >= SAMPLE_ROWS:
+            break
+    counted += rejected
     read = position.bytes_read()  # 0 when the reader reached the end (it closes the file)
     del rows
     if counted < SAMPLE_ROWS or read == 0:

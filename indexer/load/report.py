@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from indexer.sources.plan_net import normalised_text, warning_text
+from indexer.write.bulk_errors import BULK_ERROR
 
 
 @dataclass
@@ -50,7 +51,7 @@ class LoadReport:
     @property
     def indexed(self) -> int:
         """NPPES rows whose documents (lookup and search) were all indexed."""
-        return self.expected["providers"] - self.plan_net_only - self.rejected["bulk_error"]
+        return self.expected["providers"] - self.plan_net_only - self.rejected[BULK_ERROR]
 
     @property
     def accounted(self) -> bool:

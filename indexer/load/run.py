@@ -32,7 +32,8 @@ from indexer.sources.discovery import SourceFiles as SourceFiles
 from indexer.sources.hospitals import read_hospitals
 from indexer.sources.nucc import read_nucc
 from indexer.sources.plan_net import read_plan_net
-from indexer.write.bulk import BulkResult, bulk_index
+from indexer.write.bulk import BulkResult, Origin, bulk_index
+from indexer.write.bulk_errors import BULK_ERROR, BulkErrors
 from indexer.write.collector import batch_gc
 from indexer.write.rejects import Rejects
 
@@ -83,25 +84,21 @@ def read_side_tables(sources: SourceFiles, rejects: Rejects, report: LoadReport)
 
 
 def _account_failures(
-    result: BulkResult, indices: dict[IndexKind, str], report: LoadReport, rejects: Rejects
-) -> int:
-    """Failed documents into the report and reject file; returns the real bulk errors. An NPPES
-    row one of whose documents failed is rejected ("bulk_error"), once."""
+    result: BulkResult, indices: dict[IndexKind, str], report: LoadReport, errors: BulkErrors
+) -> None:
+    """Failed documents into the report and reject file. An NPPES row one of whose documents
+    failed is rejected ("bulk_error"), once."""
     kind_of = {index: kind for kind, index in indices.items()}
-    errors = 0
     failed_rows: set[tuple[str, int]] = set()
     for failure in result.failed:
         kind = kind_of.get(failure.index, "?")
-        origin = failure.origin
-        source, row, npi = (origin.source, origin.row, origin.npi) if origin else ("?", 0, "")
-        errors += 1
+        origin = failure.origin or Origin("?", 0, "")
         report.bulk_failed[kind] += 1
         if kind in ("providers", "search"):
-            failed_rows.add((source, row))
-        rejects.add(source, row, npi, f"bulk_error: {kind}: {failure.reason}")
+            failed_rows.add((origin.source, origin.row))
+        errors.refused(origin, f"{kind}: {failure.reason}")
     if failed_rows:
-        report.rejected["bulk_error"] += len(failed_rows)
-    return errors
+        report.rejected[BULK_ERROR] += len(failed_rows)
 
 
 async def load(es: AsyncElasticsearch, sources: SourceFiles, options: LoadOptions) -> LoadReport:
@@ -150,10 +147,11 @@ async def _load(es: AsyncElasticsearch, sources: SourceFiles, options: LoadOptio
                 # Its scratch file (most of the export's size) goes before the force merge,
                 # which needs room for a copy of the search index.
                 tables.plan_net.spill.close()
-            errors = _account_failures(result, indices, report, rejects)
-            if errors > options.max_bulk_errors:
+            errors = BulkErrors(rejects, options.max_bulk_errors)
+            _account_failures(result, indices, report, errors)
+            if errors.too_many:
                 raise LoadError(
-                    f"{errors} documents failed to index (allowed {options.max_bulk_errors});"
+                    f"{errors.count} documents failed to index (allowed {errors.allowed});"
                     f" see {reject_path}"
                 )
             await versions.finish_version(

@@ -40,7 +40,8 @@ from core.documents import CoverageDoc, NetworkStatus
 from core.index_contract import coverage_doc_id
 from core.npi import is_valid_npi
 from core.plans import canonical_bid_id
-from indexer.sources.csvfiles import Rejected, parse_date, read_rows
+from indexer.sources.csvfiles import parse_date, read_rows
+from indexer.sources.rejects import Reject
 
 HEADER = (
     "contract_year",
@@ -155,9 +156,9 @@ def _delete(number: int, fields: tuple[str, ...]) -> CoverageDelete:
 _ACTIONS = ("", "upsert", "delete")
 
 
-def read_coverage(path: Path) -> Iterator[CoverageRow | CoverageDelete | Rejected]:
-    """Every data row, as a coverage document, a deletion (delta files) or a rejection with its
-    reason."""
+def read_coverage(path: Path, reject: Reject) -> Iterator[CoverageRow | CoverageDelete]:
+    """Every data row, as a coverage document or a deletion (delta files); the others go to
+    ``reject`` with their reason."""
     columns, rows = read_rows(path, {name: () for name in _COLUMNS}, comment="#")
     missing = [name for name in REQUIRED if not columns.has(name)]
     if missing:
@@ -174,4 +175,4 @@ def read_coverage(path: Path) -> Iterator[CoverageRow | CoverageDelete | Rejecte
             else:
                 yield CoverageRow(number, _doc(fields, path.name))
         except _Invalid as invalid:
-            yield Rejected(number, fields[2], invalid.reason)
+            reject(path.name, number, fields[2], invalid.reason)

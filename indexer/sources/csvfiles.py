@@ -8,7 +8,6 @@ import csv
 import gzip
 import io
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
 from operator import itemgetter
@@ -67,15 +66,6 @@ def open_text(path: Path, position: ReadPosition | None = None) -> IO[str]:
     return io.TextIOWrapper(
         open_binary(path, position), encoding="utf-8-sig", errors=_FALLBACK_ERRORS, newline=""
     )
-
-
-@dataclass(frozen=True, slots=True)
-class Rejected:
-    """A source row that is not indexed, and why (it goes to the reject file)."""
-
-    row_number: int
-    npi: str
-    reason: str
 
 
 Picker = Callable[[list[str]], tuple[str, ...]]

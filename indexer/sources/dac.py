@@ -16,7 +16,7 @@ needs at most about 1 GB, less as more clinicians share addresses and groups.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -24,6 +24,7 @@ from typing import TypeVar
 from core.npi import is_valid_npi
 from indexer.sources.csvfiles import read_rows
 from indexer.sources.hospitals import canonical_ccn
+from indexer.sources.rejects import Reject
 
 HOSPITAL_SLOTS = 5
 
@@ -76,7 +77,6 @@ class DacTable:
     rows_read: dict[str, int]  # per file name
 
 
-Reject = Callable[[str, int, str, str], None]  # (file name, row number, npi, reason)
 _T = TypeVar("_T")
 
 

@@ -6,14 +6,14 @@ an optional column (e.g. 2018's missing "Certification Date") simply yields empt
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
 from core.npi import is_valid_npi
 from indexer.sources.csvfiles import Columns, ReadPosition, parse_date, read_rows
-from indexer.sources.csvfiles import Rejected as Rejected
+from indexer.sources.rejects import Reject
 
 TAXONOMY_SLOTS = 15
 _PRACTICE = "Provider Business Practice Location Address"
@@ -113,14 +113,17 @@ class Deactivated:
     deactivated_on: date
 
 
-NppesRow = NppesRecord | Deactivated | Rejected
+NppesRow = NppesRecord | Deactivated
 
 
 class _RowReader:
-    """Turns one raw row into a classified record, with every column position resolved once."""
+    """Turns one raw row into a classified record, with every column position resolved once;
+    a row it cannot use goes to ``reject`` (None)."""
 
-    def __init__(self, columns: Columns) -> None:
+    def __init__(self, columns: Columns, source: str, reject: Reject) -> None:
         self._columns = columns
+        self._source = source
+        self._reject = reject
         self._fields = columns.picker(_FIELDS)
         self._codes = columns.picker(_CODES)
         self._slot_details = [
@@ -138,7 +141,10 @@ class _RowReader:
                 )
         return tuple(found)
 
-    def classify(self, number: int, row: list[str]) -> NppesRow:
+    def _rejected(self, number: int, npi: str, reason: str) -> None:
+        self._reject(self._source, number, npi, reason)
+
+    def classify(self, number: int, row: list[str]) -> NppesRow | None:
         (
             npi,
             entity,
@@ -168,7 +174,8 @@ class _RowReader:
             sex,
         ) = self._fields(row)
         if not is_valid_npi(npi):
-            return Rejected(number, npi, "invalid_npi")
+            self._rejected(number, npi, "invalid_npi")
+            return None
         try:
             deactivated_on = parse_date(deactivated)
             reactivated_on = None
@@ -177,7 +184,8 @@ class _RowReader:
                 if reactivated_on is None or reactivated_on < deactivated_on:
                     return Deactivated(number, npi, deactivated_on)
             if entity not in ("1", "2"):
-                return Rejected(number, npi, "unknown_entity_type")
+                self._rejected(number, npi, "unknown_entity_type")
+                return None
             is_dba = bool(other_org) and other_org_type == DBA_TYPE_CODE
             other_person = f"{other_first} {other_last}".strip()
             return NppesRecord(
@@ -209,23 +217,36 @@ class _RowReader:
                 reactivated_on=reactivated_on,
             )
         except ValueError:
-            return Rejected(number, npi, "invalid_date")
+            self._rejected(number, npi, "invalid_date")
+            return None
 
 
-def read_nppes_rows(
-    path: Path, position: ReadPosition | None = None
-) -> tuple[Columns, Iterator[tuple[list[str], NppesRow]]]:
-    """The file's columns and every data row as (raw fields, classified row), for tools that
-    rewrite rows (the scale generator)."""
+def _opened(
+    path: Path, reject: Reject, position: ReadPosition | None
+) -> tuple[Columns, Callable[[int, list[str]], NppesRow | None], Iterator[tuple[int, list[str]]]]:
     columns, rows = read_rows(path, COLUMNS, position=position)
     missing = [name for name in REQUIRED_COLUMNS if not columns.has(name)]
     if missing:
         raise ValueError(f"{path.name}: not an NPPES npidata_pfile (missing columns {missing})")
-    reader = _RowReader(columns)
-    return columns, ((row, reader.classify(number, row)) for number, row in rows)
+    return columns, _RowReader(columns, path.name, reject).classify, rows
 
 
-def read_nppes(path: Path, position: ReadPosition | None = None) -> Iterator[NppesRow]:
-    """Every data row of the file, classified as a record, deactivated, or rejected."""
-    _, rows = read_nppes_rows(path, position)
-    return (classified for _, classified in rows)
+def read_nppes_rows(
+    path: Path, reject: Reject, position: ReadPosition | None = None
+) -> tuple[Columns, Iterator[tuple[list[str], NppesRow]]]:
+    """The file's columns and every usable data row as (raw fields, classified row), for tools
+    that rewrite rows (the scale generator)."""
+    columns, classify, rows = _opened(path, reject, position)
+    return columns, (
+        (row, classified)
+        for number, row in rows
+        if (classified := classify(number, row)) is not None
+    )
+
+
+def read_nppes(
+    path: Path, reject: Reject, position: ReadPosition | None = None
+) -> Iterator[NppesRow]:
+    """Every data row of the file, a record or deactivated; the others go to ``reject``."""
+    _, classify, rows = _opened(path, reject, position)
+    return (classified for number, row in rows if (classified := classify(number, row)) is not None)

@@ -4,8 +4,10 @@ The ZIP file decides for the ZIPs it lists. A county row adds the county, and th
 county (``core.counties.county_zips``) the ZIP file does not list at all. A county row's state is
 its ``state_dir`` when that is a state code; the scrape's "SC_dir" directory mixes counties of
 neighbouring states, so such a county is looked for in the plan's own states, and a row whose
-county is in none of them is rejected (``county_not_in_plan_states``), as the coverage
-generator's rule (``PlanGeography.plans_at``) does.
+county is in none of them is rejected (``county_not_in_plan_states``).
+
+The one reader of where plans are sold: the plans index (indexer.assembly.plans) and the coverage
+generator (indexer.generate.coverage, a plan at the ZIPs of its area) read it alike.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from core.counties import county_fips, county_zips, zip_county
 from core.plans import canonical_bid_id
 from core.zips import lookup_zip
 from indexer.sources.csvfiles import read_rows
-from indexer.sources.plans import Reject
+from indexer.sources.rejects import Reject
 
 _ALIASES: dict[str, tuple[str, ...]] = {
     "bid": ("bid_id",),

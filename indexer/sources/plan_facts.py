@@ -18,7 +18,7 @@ from core.money import parse_money
 from core.plan_offers import StarRating
 from core.plans import canonical_bid_id
 from indexer.sources.csvfiles import open_binary, read_rows
-from indexer.sources.plans import Reject
+from indexer.sources.rejects import Reject
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -28,9 +28,9 @@ from indexer.sources.plan_net_files import RESOURCE_TYPES, Place, Resource, Unre
 from indexer.sources.plan_net_normalised import normalised
 from indexer.sources.plan_net_providers import Joined, SpilledProviders
 from indexer.sources.plan_net_records import ORG_ROWS, SITE_ROWS, Invalid, Org, Person, Plan, Site
+from indexer.sources.rejects import Reject
 from indexer.sources.spill import Spill, SpilledMap
 
-Reject = Callable[[str, int, str, str], None]  # (file name, line, npi, reason)
 _ACCEPTED_KEPT = 10_000
 
 

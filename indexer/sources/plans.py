@@ -7,15 +7,13 @@ file lacks (those become plan documents from the little they carry).
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.documents import Plan
 from core.geo import lookup_zip
 from core.plans import canonical_bid_id
 from indexer.sources.csvfiles import read_rows
+from indexer.sources.rejects import Reject
 
 PLAN_YEAR = 2026
 PLAN_FINDER = "plan-finder"  # the source of the plans read from the Plan Finder files
@@ -54,21 +52,12 @@ _GEO_ALIASES: dict[str, tuple[str, ...]] = {
     "type": ("plan_type",),
     "snp": ("snp_type",),
 }
-_COUNTY_SUFFIX = re.compile(r"\s+(COUNTY|PARISH|BOROUGH|CENSUS AREA|MUNICIPALITY)$")
-
-Reject = Callable[[str, int, str, str], None]  # (file name, row number, npi, reason)
 
 
 def state_codes(text: str) -> list[str]:
     """``"Delaware;District of Columbia"`` -> ``["DE", "DC"]`` (``New_Hampshire`` too)."""
     names = (part.replace("_", " ").strip().upper() for part in text.split(";"))
     return [STATE_CODES.get(name, name) for name in names if name]
-
-
-def county_key(county: str) -> str:
-    """``"Hillsborough County"``, ``"Ben_Hill"`` -> ``"HILLSBOROUGH"``, ``"BEN HILL"``."""
-    name = " ".join(county.replace("_", " ").upper().split())
-    return _COUNTY_SUFFIX.sub("", name)
 
 
 def _plan_doc(bid: str, name: str, organization: str, plan_type: str, snp: str) -> Plan:
@@ -123,52 +112,3 @@ def read_plans(plans: Path, geography: list[Path], reject: Reject) -> list[Plan]
             if state and state not in doc["states"]:
                 doc["states"].append(state)
     return [docs[bid] for bid in sorted(docs)]
-
-
-@dataclass
-class PlanGeography:
-    """Where plans are sold: by 5-digit ZIP, and by (county, state) from the county file.
-
-    The county file's ``state_dir`` is only a state when it is two letters: the Plan Finder
-    scrape's "SC" directory mixes counties of neighbouring states, so those rows keep the state
-    as unknown (``""``) and callers must check the plan's own states.
-    """
-
-    by_zip: dict[str, list[str]] = field(default_factory=dict)
-    by_county: dict[tuple[str, str], list[str]] = field(default_factory=dict)
-
-    def plans_at(
-        self, zip5: str, county: str | None, state: str, plan_states: dict[str, list[str]]
-    ) -> list[str]:
-        """Bid ids sold at a place; a county row of unknown state counts only for plans whose
-        own states (``plan_states``) include ``state``."""
-        found = list(self.by_zip.get(zip5, ()))
-        if county:
-            key = county_key(county)
-            found += self.by_county.get((key, state), ())
-            found += (
-                b for b in self.by_county.get((key, ""), ()) if state in plan_states.get(b, ())
-            )
-        return list(dict.fromkeys(found))
-
-
-def read_plan_geography(plan_county: Path | None, zip_plan: Path | None) -> PlanGeography:
-    geography = PlanGeography()
-    if zip_plan is not None:
-        columns, rows = read_rows(zip_plan, _GEO_ALIASES)
-        pick = columns.picker(("zip", "bid"))
-        for _, row in rows:
-            zip_code, raw_bid = pick(row)
-            bid = canonical_bid_id(raw_bid)
-            if bid and zip_code:
-                geography.by_zip.setdefault(zip_code.zfill(5), []).append(bid)
-    if plan_county is not None:
-        columns, rows = read_rows(plan_county, _GEO_ALIASES)
-        pick = columns.picker(("county", "state", "bid"))
-        for _, row in rows:
-            county, state_dir, raw_bid = pick(row)
-            bid = canonical_bid_id(raw_bid)
-            state = state_dir if len(state_dir) == 2 else ""
-            if bid and county:
-                geography.by_county.setdefault((county_key(county), state), []).append(bid)
-    return geography

@@ -16,7 +16,7 @@ is missing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,6 @@ from core.documents import CoverageDoc
 from core.network import NETWORKS_FIELD, periods_of
 from core.search_fields import with_derived_fields
 from indexer.sources.coverage import CoverageDelete, CoverageRow, read_coverage
-from indexer.sources.csvfiles import Rejected
 from indexer.update import indexed as current
 from indexer.update.live_version import LiveVersion, visible_together
 from indexer.update.networks import flag_networks
@@ -35,37 +34,27 @@ from indexer.update.options import UpdateError, UpdateOptions, update_session
 from indexer.update.removals import record_removals
 from indexer.update.report import UpdateReport
 from indexer.write.bulk import Action, Origin, bulk_index, chunked, delete_action, index_action
+from indexer.write.bulk_errors import BulkErrors
 from indexer.write.rejects import Rejects
 from indexer.write.screen import KeySet, Screen
 
-Item = CoverageRow | CoverageDelete | Rejected
+Item = CoverageRow | CoverageDelete
 
 
 class _Applier:
-    def __init__(self, live: LiveVersion, report: UpdateReport, rejects: Rejects) -> None:
+    def __init__(self, live: LiveVersion, report: UpdateReport, errors: BulkErrors) -> None:
         self._index = live.indices["coverage"]
         self._search = live.indices["search"]
         self._removals = live.indices["removals"]
         self._report = report
-        self._rejects = rejects
-        self._seen = KeySet()
+        self._errors = errors
         self.plans: set[tuple[int, str]] = set()  # (year, plan key) of the rows written
         # What this file wrote, by NPI and row id (None: removed), over the rows as last refreshed.
         self.written: dict[str, dict[str, CoverageDoc | None]] = {}
 
-    def _accept(self, items: Iterable[Item]) -> list[CoverageRow | CoverageDelete]:
-        screen = Screen[CoverageRow | CoverageDelete](
-            self._report, self._rejects, self._report.file
-        )
-        accepted: list[CoverageRow | CoverageDelete] = list(
-            screen.accepted(items, seen=self._seen, key=_doc_id, repeat="duplicate", where=_where)
-        )
+    async def apply(self, accepted: list[Item], es: Any) -> None:
         for item in accepted:
             self.written.setdefault(_npi(item), {})
-        return accepted
-
-    async def apply(self, items: Iterable[Item], es: Any) -> None:
-        accepted = self._accept(items)
         indexed = await current.documents(es, self._index, [item.doc_id for item in accepted])
         outcomes = self._report.outcomes
         planned: list[tuple[Action, str, CoverageRow | CoverageDelete]] = []
@@ -89,9 +78,7 @@ class _Applier:
         for (_, _, origin), outcome, item in planned:
             failure = failed.get(item.doc_id)
             if failure is not None:
-                self._report.rejected["bulk_error"] += 1
-                reason = f"bulk_error: {failure.reason}"
-                self._rejects.add(self._report.file, origin.row, origin.npi, reason)
+                self._errors.refused(origin, failure.reason)
                 continue
             outcomes[outcome] += 1
             doc = item.doc if isinstance(item, CoverageRow) else None
@@ -145,13 +132,20 @@ def _where(item: CoverageRow | CoverageDelete) -> tuple[int, str]:
     return item.row_number, _npi(item)
 
 
+def _accepted(path: Path, report: UpdateReport, rejects: Rejects) -> Iterator[Item]:
+    """The file's usable rows, every row counted; a key twice: the first wins."""
+    screen = Screen[Item](report, rejects, report.file)
+    rows = read_coverage(path, screen.reader_rejected)
+    return screen.accepted(rows, seen=KeySet(), key=_doc_id, repeat="duplicate", where=_where)
+
+
 async def update_coverage(es: Any, path: Path, options: UpdateOptions) -> UpdateReport:
     """Apply a coverage delta file to the live version; returns the report."""
-    async with update_session(es, "coverage", path, options) as (live, report, rejects):
-        applier = _Applier(live, report, rejects)
+    async with update_session(es, "coverage", path, options) as (live, report, rejects, errors):
+        applier = _Applier(live, report, errors)
         written = [live.indices[kind] for kind in ("coverage", "search", "plans", "removals")]
         async with visible_together(es, written):
-            for batch in chunked(read_coverage(path), options.batch_rows):
+            for batch in chunked(_accepted(path, report, rejects), options.batch_rows):
                 await applier.apply(batch, es)
             await applier.rewrite_networks(es, options.batch_rows)
             await flag_networks(es, live.indices["plans"], applier.plans, report.file)

@@ -43,14 +43,15 @@ from indexer.sources.dac import DacTable, read_dac
 from indexer.sources.hospitals import read_hospitals
 from indexer.sources.nppes import Deactivated, NppesRecord, NppesRow, read_nppes
 from indexer.sources.nucc import TaxonomyEntry, read_nucc
+from indexer.sources.rejects import ignore_rejects
 from indexer.update import indexed as current
 from indexer.update.live_version import LiveVersion, visible_together
 from indexer.update.options import UpdateError, UpdateOptions, update_session
 from indexer.update.removals import record_removals
 from indexer.update.report import UpdateReport
 from indexer.write.bulk import Action, Origin, bulk_index, chunked, delete_action, index_action
+from indexer.write.bulk_errors import BulkErrors
 from indexer.write.collector import batch_gc
-from indexer.write.rejects import Rejects
 from indexer.write.screen import Screen, each_npi_once
 
 Doc = Json
@@ -76,7 +77,7 @@ def _read_joins(files: JoinFiles) -> _Joins:
     lookup_zip("00000")  # the ZIP table builds here, in the thread, not on the first row
     hospitals = read_hospitals(files.hospitals) if files.hospitals else {}
     # The side files' own rejects were reported by the load that first read them.
-    dac = read_dac(files.dac, hospitals, lambda *_: None) if files.dac else DacTable({}, {}, {})
+    dac = read_dac(files.dac, hospitals, ignore_rejects) if files.dac else DacTable({}, {}, {})
     return _Joins(read_nucc(files.nucc), dac)
 
 
@@ -91,18 +92,13 @@ class _Applier:
         live: LiveVersion,
         joins: _Joins,
         report: UpdateReport,
-        rejects: Rejects,
+        errors: BulkErrors,
     ) -> None:
         self._live = live
         self._joins = joins
         self._report = report
-        self._rejects = rejects
-        self._seen = NpiSet()
+        self._errors = errors
         self._pair = (live.indices["providers"], live.indices["search"])  # as _Write holds them
-
-    def _accept(self, rows: Iterable[NppesRow]) -> list[NppesRecord | Deactivated]:
-        screen = Screen[NppesRecord | Deactivated](self._report, self._rejects, self._report.file)
-        return list(each_npi_once(screen, rows, self._seen))
 
     def _record_write(
         self, row: NppesRecord, indexed: tuple[Doc | None, Doc | None], coverage: Any
@@ -126,8 +122,7 @@ class _Applier:
         outcome = "changed" if indexed[0] else "reactivated" if row.reactivated_on else "added"
         return _Write(outcome, Origin(self._report.file, row.row_number, npi), indexed, new)
 
-    async def apply(self, rows: Iterable[NppesRow], es: Any) -> None:
-        accepted = self._accept(rows)
+    async def apply(self, accepted: list[NppesRow], es: Any) -> None:
         npis = [row.npi for row in accepted]
         indices = self._live.indices
         lookups, searches, coverage = await asyncio.gather(
@@ -197,9 +192,7 @@ class _Applier:
                 self._report.outcomes[write.outcome] += 1
                 self._report.removed += write.outcome == "deactivated"
                 continue
-            self._report.rejected["bulk_error"] += 1
-            reason = f"bulk_error: {failure.reason}"
-            self._rejects.add(self._report.file, write.origin.row, write.origin.npi, reason)
+            self._errors.refused(write.origin, failure.reason)
         removed, present = self._gone([w for w in writes if w.origin.npi not in failed])
         self._report.removals += len(removed)
         undone = planned.keys() - removed.keys()  # the records of writes put back
@@ -214,15 +207,17 @@ class _Applier:
 
 async def update_nppes(es: Any, path: Path, options: UpdateOptions) -> UpdateReport:
     """Apply an NPPES incremental file to the live version; returns the report."""
-    async with update_session(es, "nppes", path, options) as (live, report, rejects):
+    async with update_session(es, "nppes", path, options) as (live, report, rejects, errors):
         files = options.join_files or recorded_join_files(live.record.get("sources"))
         joins = await asyncio.to_thread(_read_joins, files)
-        applier = _Applier(live, joins, report, rejects)
+        applier = _Applier(live, joins, report, errors)
         # As in a load: few cycle collections (indexer.write.collector.batch_gc: they cost 10x the
         # parsing of the indexed documents), after the tables exist.
         with batch_gc():
             written = [live.indices[kind] for kind in ("providers", "search", "removals")]
             async with visible_together(es, written):
-                for batch in chunked(read_nppes(path), options.batch_rows):
+                screen = Screen[NppesRow](report, rejects, report.file)
+                rows = read_nppes(path, screen.reader_rejected)
+                for batch in chunked(each_npi_once(screen, rows, NpiSet()), options.batch_rows):
                     await applier.apply(batch, es)
     return report

@@ -18,6 +18,7 @@ from indexer.provenance import JoinFiles
 from indexer.publication import publish
 from indexer.update.live_version import LiveVersion, live_version, record_update
 from indexer.update.report import UpdateKind, UpdateReport
+from indexer.write.bulk_errors import BulkErrors
 from indexer.write.rejects import Rejects
 
 
@@ -43,9 +44,10 @@ def reject_path(options: UpdateOptions, report: UpdateReport) -> Path:
 @contextlib.asynccontextmanager
 async def update_session(
     es: AsyncElasticsearch, kind: UpdateKind, path: Path, options: UpdateOptions
-) -> AsyncIterator[tuple[LiveVersion, UpdateReport, Rejects]]:
+) -> AsyncIterator[tuple[LiveVersion, UpdateReport, Rejects, BulkErrors]]:
     """The lock held, the live version found, the reject file open; on success the update is
-    recorded on the version, and too many refused documents raise UpdateError."""
+    recorded on the version, and too many refused rows (each one refused document, recorded in
+    the ``BulkErrors``) raise UpdateError."""
     started = time.monotonic()
     report = UpdateReport(kind, path.name)
     async with job_lock(es, options.names, "update", path.name) as previous:
@@ -57,13 +59,14 @@ async def update_session(
         report.version = live.version
         target = reject_path(options, report)
         with Rejects(target) as rejects:
-            yield live, report, rejects
+            errors = BulkErrors(rejects, options.max_bulk_errors, report.rejected)
+            yield live, report, rejects, errors
         report.reject_file = target if rejects.written else None
         report.finish(time.monotonic() - started)
         await record_update(es, live, report.history_entry())
         await publish(es, options.names, live.version, "update")
-    if report.rejected["bulk_error"] > options.max_bulk_errors:
+    if errors.too_many:
         raise UpdateError(
-            f"{report.rejected['bulk_error']} rows failed to index (the documents they name are"
+            f"{errors.count} rows failed to index (the documents they name are"
             f" as they were); see {report.reject_file}"
         )

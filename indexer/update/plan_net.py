@@ -220,7 +220,7 @@ async def update_plan_net(
     es: Any, path: Path, options: UpdateOptions, name: str | None = None
 ) -> UpdateReport:
     """Apply a newer Plan-Net export of a directory to the live version; returns the report."""
-    async with update_session(es, "plan-net", path, options) as (live, report, rejects):
+    async with update_session(es, "plan-net", path, options) as (live, report, rejects, _):
         files = options.join_files or recorded_join_files(live.record.get("sources"))
         nucc = await asyncio.to_thread(read_nucc, files.nucc)
         directory = await asyncio.to_thread(read_plan_net, path, rejects.add, name)

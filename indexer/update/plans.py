@@ -30,7 +30,6 @@ from indexer.update.options import UpdateOptions, update_session
 from indexer.update.removals import record_removals
 from indexer.update.report import UpdateReport
 from indexer.write.bulk import Action, Origin, bulk_index, delete_action, index_action
-from indexer.write.rejects import Rejects
 from indexer.write.screen import Screen
 
 
@@ -68,21 +67,13 @@ async def _has_rows(es: Any, live: LiveVersion, plan: OfferedPlanDoc) -> bool:
     return bool(found["count"])
 
 
-def _rejecting(report: UpdateReport, rejects: Rejects) -> Any:
-    """The plan files' readers' reject callback: a row read and rejected (indexer.write.screen)."""
-
-    def reject(source: str, row: int | None, npi: str, reason: str) -> None:
-        report.rows_read += 1
-        Screen(report, rejects, source).reject(row, npi, reason)
-
-    return reject
-
-
 async def update_plans(es: Any, sources: PlanFiles, options: UpdateOptions) -> UpdateReport:
     """Apply newer Plan Finder files to the live version's plans; returns the report."""
-    async with update_session(es, "plans", sources.plans, options) as (live, report, rejects):
+    session = update_session(es, "plans", sources.plans, options)
+    async with session as (live, report, rejects, errors):
         index = live.indices["plans"]
-        plans: list[OfferedPlanDoc] = read_offered_plans(sources, _rejecting(report, rejects))
+        screen = Screen[OfferedPlanDoc](report, rejects, sources.plans.name)
+        plans: list[OfferedPlanDoc] = read_offered_plans(sources, screen.reader_rejected)
         years = {plan["contractYear"] for plan in plans}
         indexed = await _indexed_plans(es, index, years) if years else {}
         every = await every_plan(es, index)
@@ -115,6 +106,5 @@ async def update_plans(es: Any, sources: PlanFiles, options: UpdateOptions) -> U
             gone, back = plans_removals(every.values(), after.values(), report.changed_at)
             report.removals += await record_removals(es, removals, gone, back)
         for failure in result.failed:
-            report.rejected["bulk_error"] += 1
-            rejects.add(sources.plans.name, 0, "", f"bulk_error: {failure.reason}")
+            errors.refused(origin, failure.reason)
     return report

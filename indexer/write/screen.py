@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import Generic, Protocol, TypeVar
 
-from indexer.sources.csvfiles import Rejected
 from indexer.sources.nppes import Deactivated, NppesRecord, NppesRow
 from indexer.write.rejects import Rejects
 
@@ -17,6 +17,15 @@ _T = TypeVar("_T")
 class Tally(Protocol):
     rows_read: int
     rejected: Counter[str]
+
+
+@dataclass
+class FileTally:
+    """The rows of one file, for a job whose report counts them by file only (the load's
+    coverage files: the reject file's counts say why)."""
+
+    rows_read: int = 0
+    rejected: Counter[str] = field(default_factory=Counter)
 
 
 class Seen(Protocol):
@@ -50,9 +59,15 @@ class Screen(Generic[_T]):
         self._tally.rejected[reason] += 1
         self._rejects.add(self._source, row, npi, reason)
 
+    def reader_rejected(self, source: str, row: int, npi: str, reason: str) -> None:
+        """The ``Reject`` (indexer.sources.rejects) to give the readers: a row read, rejected."""
+        self._tally.rows_read += 1
+        self._tally.rejected[reason] += 1
+        self._rejects.add(source, row, npi, reason)
+
     def accepted(
         self,
-        records: Iterable[_T | Rejected],
+        records: Iterable[_T],
         *,
         seen: Seen,
         key: Callable[[_T], str],
@@ -60,12 +75,11 @@ class Screen(Generic[_T]):
         where: Callable[[_T], tuple[int | None, str]],
     ) -> Iterator[_T]:
         """The usable records, each counted as read; a record whose ``key`` was ``seen`` is
-        rejected as ``repeat`` at ``where`` (its row and NPI)."""
+        rejected as ``repeat`` at ``where`` (its row and NPI). Give the reader of ``records``
+        ``reader_rejected``, so the rows it rejects are counted too."""
         for record in records:
             self._tally.rows_read += 1
-            if isinstance(record, Rejected):
-                self.reject(record.row_number, record.npi, record.reason)
-            elif not seen.add(key(record)):
+            if not seen.add(key(record)):
                 self.reject(*where(record), repeat)
             else:
                 yield record

@@ -10,7 +10,6 @@ from elasticsearch import AsyncElasticsearch
 from core.index_contract import IndexNames, coverage_doc_id
 from indexer.load.run import LoadOptions, LoadReport, SourceFiles, load
 from indexer.sources.coverage import CoverageRow, read_coverage
-from indexer.sources.csvfiles import Rejected
 from indexer.sources.plans import read_plans, state_codes
 from tests.indexer.expected import csv_dicts, in_network, stored_periods
 
@@ -39,7 +38,8 @@ def test_variants_are_accepted_and_bad_rows_rejected_with_reasons(tmp_path: Path
     )
     path = tmp_path / "coverage.csv.gz"
     path.write_bytes(gzip.compress(text.encode()))
-    parsed = list(read_coverage(path))
+    rejected: list[tuple[str, int, str, str]] = []
+    parsed = list(read_coverage(path, lambda *r: rejected.append(r)))
     first, second = parsed[:2]
     assert isinstance(first, CoverageRow) and isinstance(second, CoverageRow)
     assert first.doc == {
@@ -58,7 +58,8 @@ def test_variants_are_accepted_and_bad_rows_rejected_with_reasons(tmp_path: Path
     assert second.doc["locationId"] == LOCATION
     assert second.doc["acceptingNewPatients"] is None
     assert second.doc["source"] == "coverage.csv.gz"
-    assert [(r.row_number, r.reason) for r in parsed[2:] if isinstance(r, Rejected)] == [
+    assert len(parsed) == 2 and {r[0] for r in rejected} == {path.name}
+    assert [(row, reason) for _, row, _, reason in rejected] == [
         (3, "invalid_bid_id"),
         (4, "invalid_npi"),
         (5, "invalid_network_status"),

@@ -14,6 +14,7 @@ from indexer.assembly.locations import format_zip
 from indexer.load.run import SourceFiles
 from indexer.sources.nppes import NppesRecord, read_nppes
 from indexer.sources.nucc import read_nucc
+from indexer.sources.rejects import ignore_rejects
 from tests.source_rows import active_rows
 from tests.source_rows import words as normalize
 
@@ -68,7 +69,9 @@ def _or_none(value: str) -> str | None:
 def test_every_sample_row_maps_field_by_field(sample_sources: SourceFiles) -> None:
     nucc = read_nucc(sample_sources.nucc)
     records = {
-        r.npi: r for r in read_nppes(sample_sources.nppes_file) if isinstance(r, NppesRecord)
+        r.npi: r
+        for r in read_nppes(sample_sources.nppes_file, ignore_rejects)
+        if isinstance(r, NppesRecord)
     }
     rows = active_rows(sample_sources.nppes_file)
     assert len(rows) == len(records)
@@ -129,7 +132,11 @@ def test_every_sample_row_maps_field_by_field(sample_sources: SourceFiles) -> No
 def test_a_provider_whose_id_no_npi_gives_keeps_it_in_the_search_source(
     sample_sources: SourceFiles,
 ) -> None:
-    record = next(r for r in read_nppes(sample_sources.nppes_file) if isinstance(r, NppesRecord))
+    record = next(
+        r
+        for r in read_nppes(sample_sources.nppes_file, ignore_rejects)
+        if isinstance(r, NppesRecord)
+    )
     provider = build_documents(record, read_nucc(sample_sources.nucc)).provider
     listed = {**provider, "id": listed_id("plan-net:acme", "Practitioner/p1"), "npis": []}
     with_other_id = {**provider, "id": listed_id("plan-net:acme", "Practitioner/p2")}

@@ -14,7 +14,7 @@ from core.npi import is_valid_npi
 from indexer.generate.nppes import FIRST_PAYLOAD
 from indexer.generate.weekly import UpdateCounts, UpdateStats, generate_update
 from indexer.load.run import SourceFiles
-from indexer.sources.nppes import Deactivated, NppesRecord, Rejected, read_nppes
+from indexer.sources.nppes import Deactivated, NppesRecord, read_nppes
 from tests.source_rows import is_active, nppes_rows
 
 PRACTICE = "Provider Business Practice Location Address"
@@ -78,7 +78,11 @@ def test_each_kind_reads_as_the_updater_will_see_it(
     update: tuple[UpdateStats, dict[str, dict[str, str]]],
 ) -> None:
     stats, rows = update
-    read = {row.npi: row for row in read_nppes(stats.out)}
+    rejected: dict[str, str] = {}
+    read = {
+        row.npi: row
+        for row in read_nppes(stats.out, lambda _f, _r, npi, why: rejected.update({npi: why}))
+    }
     for npi in (*stats.npis.changed, *stats.npis.new, *stats.npis.reactivated, *stats.npis.stale):
         assert isinstance(read[npi], NppesRecord)
     for npi in stats.npis.deactivated:
@@ -86,8 +90,7 @@ def test_each_kind_reads_as_the_updater_will_see_it(
         filled = {column for column, value in rows[npi].items() if value}
         assert filled == {"NPI", DEACTIVATED} and day(rows[npi][DEACTIVATED]) == stats.week
     for npi in stats.npis.invalid:
-        rejected = read[npi]
-        assert isinstance(rejected, Rejected) and rejected.reason == "invalid_npi"
+        assert npi not in read and rejected[npi] == "invalid_npi"
         assert len(npi) == 10 and npi.isdigit()
     kinds = {npi: kind for kind in COUNTS.__dataclass_fields__ for npi in getattr(stats.npis, kind)}
     first = Counter(kinds[npi] for npi in list(rows)[: COUNTS.total // 5])

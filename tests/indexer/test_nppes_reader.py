@@ -12,7 +12,8 @@ from typing import Literal
 import pytest
 
 from indexer.load.run import SourceFiles
-from indexer.sources.nppes import Deactivated, NppesRecord, Rejected, read_nppes
+from indexer.sources.nppes import Deactivated, NppesRecord, read_nppes
+from indexer.sources.rejects import ignore_rejects
 from tests.source_rows import is_active, nppes_rows
 
 
@@ -42,12 +43,12 @@ def real_rows(sample_sources: SourceFiles) -> tuple[list[str], list[dict[str, st
 
 def test_every_sample_row_is_classified_like_the_source(sample_sources: SourceFiles) -> None:
     source = nppes_rows(sample_sources.nppes_file)
-    read = list(read_nppes(sample_sources.nppes_file))
-    assert len(read) == len(source)
+    rejected: list[tuple[str, int, str, str]] = []
+    read = list(read_nppes(sample_sources.nppes_file, lambda *r: rejected.append(r)))
+    assert len(read) == len(source) and rejected == []
     kinds = Counter(type(row).__name__ for row in read)
     assert kinds["NppesRecord"] == sum(is_active(row) for row in source)
     assert kinds["Deactivated"] > 0
-    assert kinds["Rejected"] == 0
     for row, parsed in zip(source, read, strict=True):
         assert parsed.npi == row["NPI"]
 
@@ -65,7 +66,7 @@ def test_renamed_and_missing_columns(
     ]
     old_rows = [[row[h] for h in header if h != "Certification Date"] for row in active]
     path = _write(tmp_path / "old.csv", old_header, old_rows)
-    parsed = [r for r in read_nppes(path) if isinstance(r, NppesRecord)]
+    parsed = [r for r in read_nppes(path, ignore_rejects) if isinstance(r, NppesRecord)]
     assert [r.sex for r in parsed] == [row["Provider Sex Code"] for row in active]
 
 
@@ -97,7 +98,7 @@ def test_encodings_bom_gzip_and_quoting(
         compress=compress,
         quoting=quoting,
     )
-    parsed = [r for r in read_nppes(path) if isinstance(r, NppesRecord)]
+    parsed = [r for r in read_nppes(path, ignore_rejects) if isinstance(r, NppesRecord)]
     assert [r.npi for r in parsed] == [row["NPI"] for row in active]
     assert parsed[0].last_name == "PEÑA"
 
@@ -116,20 +117,23 @@ def test_short_dates_and_bad_rows(
         header,
         [[r[h] for h in header] for r in (good, bad_npi, bad_date, deactivated)],
     )
-    parsed = list(read_nppes(path))
+    rejected: list[tuple[str, int, str, str]] = []
+    parsed = list(read_nppes(path, lambda *r: rejected.append(r)))
     assert isinstance(parsed[0], NppesRecord)
     assert parsed[0].enumeration_date is not None
     assert parsed[0].enumeration_date.isoformat() == "2007-08-31"
-    assert isinstance(parsed[1], Rejected) and parsed[1].reason == "invalid_npi"
-    assert isinstance(parsed[2], Rejected) and parsed[2].reason == "invalid_date"
-    assert isinstance(parsed[3], Deactivated)
-    assert [p.row_number for p in parsed] == [1, 2, 3, 4]
+    assert rejected == [
+        ("mixed.csv", 2, "1234567890", "invalid_npi"),
+        ("mixed.csv", 3, bad_date["NPI"], "invalid_date"),
+    ]
+    assert isinstance(parsed[1], Deactivated)
+    assert [p.row_number for p in parsed] == [1, 4]
 
 
 def test_not_an_nppes_file(tmp_path: Path) -> None:
     path = _write(tmp_path / "other.csv", ["a", "b"], [["1", "2"]])
     with pytest.raises(ValueError, match="not an NPPES"):
-        list(read_nppes(path))
+        list(read_nppes(path, ignore_rejects))
 
 
 def test_more_fields_than_the_header_and_a_truncated_row(
@@ -140,7 +144,9 @@ def test_more_fields_than_the_header_and_a_truncated_row(
     long_row = [first[h] for h in header] + ["surplus"]
     cut = header.index("Provider Business Practice Location Address Postal Code")
     short_row = [second[h] for h in header][: cut + 1]
-    parsed = list(read_nppes(_write(tmp_path / "ragged.csv", header, [long_row, short_row])))
+    parsed = list(
+        read_nppes(_write(tmp_path / "ragged.csv", header, [long_row, short_row]), ignore_rejects)
+    )
     assert [type(p) for p in parsed] == [NppesRecord, NppesRecord]
     assert isinstance(parsed[1], NppesRecord)
     assert parsed[1].postal_code == second[header[cut]]
