@@ -8,8 +8,9 @@ For a change that must not change behaviour (a restructuring):
   (the instants a load stamps, ``changedAt``, left out: two loads are two instants).
 - ``answers --log F --old-tree OLD --new-tree NEW --prefix P``: the requests the test suite sent
   (recorded by ``tests/request_log.py``: ``PD_REQUEST_LOG=F pytest -p tests.request_log``)
-  asked of both builds serving the same load; status, type and body must be equal. Bulk
-  export jobs (random ids) and the metrics page are not compared.
+  asked of both builds serving the same load; status, type and body must be equal, but for
+  what two servers differ in by design (a cursor's point-in-time id, the CapabilityStatement's
+  start instant). Bulk export jobs (random ids) and the metrics page are not compared.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from bench.harness import listening_socket, served_url, stop_service, wait_ready
 from core.es_client import make_client
 from core.index_contract import INDEX_KINDS, IndexNames
 from devtools.settings import LauncherSettings
+from service.search_kit.tokens import decode_token
 
 LOAD_SCRIPT = """
 import asyncio, sys
@@ -152,6 +154,7 @@ async def serving(tree: Path, es_url: str, prefix: str) -> AsyncIterator[str]:
         "PD_ENVIRONMENT": "development",
         "PD_RATE_LIMIT_PER_S": "0",
         "PD_ES_REQUEST_TIMEOUT_S": "30",
+        "PD_FHIR_BASE_URL": "http://replay.invalid/fhir",  # not each server's own port
     }
     with listening_socket(0) as sock:
         url = served_url(sock)
@@ -178,7 +181,8 @@ def _token(tree: Path) -> str:
 async def _ask(
     http: aiohttp.ClientSession, base: str, entry: dict[str, Any], token: str
 ) -> tuple[int, str, bytes]:
-    headers = {**entry["headers"], "Authorization": f"Bearer {token}"}
+    # The same request id for both builds: a problem names the request it answers.
+    headers = {"x-request-id": "replay", **entry["headers"], "Authorization": f"Bearer {token}"}
     kwargs: dict[str, Any] = {"headers": headers, "params": entry["params"] or None}
     if "json" in entry:
         kwargs["json"] = entry["json"]
@@ -189,6 +193,42 @@ async def _ask(
     async with http.request(entry["method"], base + entry["path"], **kwargs) as response:
         kept = response.headers.get("Content-Type", "")
         return response.status, kept, await response.read()
+
+
+def _steady(value: Any) -> Any:
+    """An answer without what differs between two servers by design: the point-in-time id a
+    page cursor holds (Elasticsearch makes a new one per search) and the instant the server
+    started, the CapabilityStatement's date."""
+    if isinstance(value, dict):
+        kept = {k: _steady(v) for k, v in value.items()}
+        if kept.get("resourceType") == "CapabilityStatement":
+            kept.pop("date", None)
+        return kept
+    if isinstance(value, list):
+        return [_steady(v) for v in value]
+    if isinstance(value, str) and len(value) > 40:
+        try:
+            decoded = decode_token(value)
+        except ValueError:
+            return value
+        if isinstance(decoded, dict) and "pit" in decoded:
+            return {**decoded, "pit": "<a point in time>"}
+    return value
+
+
+def _comparable(answer: tuple[int, str, bytes]) -> tuple[int, str, bytes]:
+    status, kind, body = answer
+    if "json" not in kind:
+        return answer
+    try:
+        parsed = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return answer
+    return status, kind, orjson.dumps(_steady(parsed))
+
+
+def _first_difference(one: bytes, other: bytes) -> int:
+    return next((i for i, (a, b) in enumerate(zip(one, other, strict=False)) if a != b), 0)
 
 
 async def compare_answers(args: argparse.Namespace) -> int:
@@ -202,12 +242,13 @@ async def compare_answers(args: argparse.Namespace) -> int:
         for entry in requests:
             before = await _ask(http, old, entry, token)
             after = await _ask(http, new, entry, token)
-            if before != after:
+            if before != after and _comparable(before) != _comparable(after):
                 differing += 1
                 if differing <= args.show:
                     print(f"DIFFERS {entry['method']} {entry['path']} {entry['params']}")
-                    print(f"  old: {before[0]} {before[2][:300]!r}")
-                    print(f"  new: {after[0]} {after[2][:300]!r}")
+                    at = _first_difference(before[2], after[2])
+                    print(f"  old: {before[0]} {before[1]} ...{before[2][at - 80 : at + 220]!r}")
+                    print(f"  new: {after[0]} {after[1]} ...{after[2][at - 80 : at + 220]!r}")
     print(f"{len(requests)} distinct requests asked of both builds: {differing} answers differ")
     return differing
 
