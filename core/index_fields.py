@@ -13,6 +13,7 @@ in a TypedDict of their own (``index_only``), and hold what their sources copy i
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from types import UnionType
 from typing import Annotated, Any, NotRequired, Required, Union, get_args, get_origin
 
 from typing_extensions import get_type_hints, is_typeddict
@@ -84,7 +85,7 @@ def _unwrapped(hint: Any) -> tuple[Any, Indexed | None]:
             hint, *extras = get_args(hint)
             found = [extra for extra in extras if isinstance(extra, Indexed)]
             indexed = found[-1] if found else indexed
-        elif origin is Union or type(hint).__name__ == "UnionType":
+        elif origin in (Union, UnionType):
             kinds = [arg for arg in get_args(hint) if arg is not type(None)]
             hint = kinds[0] if len(kinds) == 1 else hint
             if len(kinds) != 1:
