@@ -12,33 +12,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import Any, Final, TypedDict
+from typing import Any, Final
 
+from core.documents import Removal as Removal
+from core.index_contract import SEARCH_FIELDS
+from core.index_fields import INSTANT
 from core.network import role_id
 
+INSTANT_FORMAT = "%Y-%m-%dT%H:%M:%SZ"  # FHIR instant, to the second, UTC
+# Deprecated: in query bodies SEARCH_FIELDS.changedAt (PLAN_FIELDS.changedAt) and
+# REMOVAL_FIELDS.removedAt; as a TypedDict key the literal, which mypy checks against the
+# document's type (these two are literals for that: tests/core checks them against it).
 CHANGED_AT: Final = "changedAt"
 REMOVED_AT: Final = "removedAt"
-INSTANT_FORMAT = "%Y-%m-%dT%H:%M:%SZ"  # FHIR instant, to the second, UTC
-# Stored to the second, as FHIR instants are read back; ES parses and compares it exactly.
-CHANGED_AT_MAPPING: dict[str, Any] = {"type": "date", "format": "strict_date_time_no_millis"}
-
-
-class Removal(TypedDict):
-    """One FHIR resource an update removed (``_id``: ``<resourceType>/<id>``)."""
-
-    resourceType: str
-    id: str
-    removedAt: str
-
-
-REMOVALS_MAPPING: dict[str, Any] = {
-    "dynamic": False,
-    "properties": {
-        "resourceType": {"type": "keyword"},
-        "id": {"type": "keyword"},
-        REMOVED_AT: CHANGED_AT_MAPPING,
-    },
-}
+CHANGED_AT_MAPPING: dict[str, Any] = INSTANT.mapping  # deprecated: core.index_fields.INSTANT
 
 
 def instant(moment: datetime) -> str:
@@ -66,9 +53,10 @@ def provider_removals(search: dict[str, Any], removed_at: str) -> list[tuple[str
     disappears when the provider is removed. An individual: its Practitioner and a role per
     network it is in (core.network.role_id), its one role without any; an organisation: its
     Organization and, in a network, its OrganizationAffiliation; and its locations."""
-    npi = search["npi"]
-    networks = list(dict.fromkeys(period["key"] for period in search.get("networks", [])))
-    entity = search["provider"]["entityType"]
+    npi = search[SEARCH_FIELDS.npi]
+    periods = search.get(SEARCH_FIELDS.networks, [])
+    networks = list(dict.fromkeys(period["key"] for period in periods))
+    entity = search[SEARCH_FIELDS.provider]["entityType"]
     records: list[tuple[str, Removal]] = []
     if entity == "individual":
         records.append(removal("Practitioner", npi, removed_at))
@@ -79,7 +67,8 @@ def provider_removals(search: dict[str, Any], removed_at: str) -> list[tuple[str
         records.append(removal("Organization", npi, removed_at))
         if networks:
             records.append(removal("OrganizationAffiliation", npi, removed_at))
-    records += [removal("Location", place["id"], removed_at) for place in search["locations"]]
+    places = search[SEARCH_FIELDS.locations]
+    records += [removal("Location", place["id"], removed_at) for place in places]
     return records
 
 

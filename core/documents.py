@@ -1,23 +1,32 @@
 """The documents the indexer stores and the service returns: one definition of each shape.
 
 A provider, a location and a plan are the same thing in the index and on the wire, so they are
-defined once, here, as TypedDicts: the indexer builds them as plain dict literals on its hot path
-(checked by mypy), and pydantic reads the same classes to generate the OpenAPI schemas of the
-service's answers (see ``service/web/openapi.py``). ``extra="forbid"`` makes the published schema
-closed, so a field added here without a schema change cannot slip out unnoticed.
+defined once, here (their parts: core.provider_parts), as TypedDicts: the indexer builds them as
+plain dict literals on its hot path (checked by mypy), and pydantic reads the same classes to
+generate the OpenAPI schemas of the service's answers (see ``service/web/openapi.py``).
+``extra="forbid"`` makes the published schema closed, so a field added here without a schema
+change cannot slip out unnoticed. How an index indexes each field is in its type, too
+(core.index_fields).
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal, NotRequired
 
-from pydantic import ConfigDict, Field, with_config
+from pydantic import Field, with_config
 from typing_extensions import TypedDict  # pydantic needs it for TypedDicts on Python < 3.12
 
-from core.npi import NpiIssue
+from core import index_fields as ix
+from core.index_fields import Indexed
+from core.provider_parts import CLOSED as CLOSED
+from core.provider_parts import Address as Address
+from core.provider_parts import DataQualityNote as DataQualityNote
+from core.provider_parts import GroupAffiliation as GroupAffiliation
+from core.provider_parts import HospitalAffiliation as HospitalAffiliation
+from core.provider_parts import OpeningHours as OpeningHours
+from core.provider_parts import Specialty as Specialty
 
 Json = dict[str, Any]  # a JSON object as Elasticsearch and the API exchange it
-CLOSED = ConfigDict(extra="forbid")
 Gender = Literal["F", "M", "X"]
 EntityType = Literal["individual", "organization"]
 NetworkStatus = Literal["in_network", "out_of_network"]
@@ -29,40 +38,6 @@ SOURCES_DESCRIPTION = (
     "'nppes' (the NPPES file), 'dac' (CMS Doctors & Clinicians), 'plan-net:<directory>' (a"
     " payer's Plan-Net directory, named when it was loaded)"
 )
-
-
-@with_config(CLOSED)
-class Specialty(TypedDict):
-    code: Annotated[str, Field(description="NUCC taxonomy code")]
-    displayName: str | None
-    grouping: str | None
-    classification: str | None
-    specialization: str | None
-    primary: bool
-    licenseNumber: str | None
-    licenseState: str | None
-
-
-@with_config(CLOSED)
-class GroupAffiliation(TypedDict):
-    name: str
-    pacId: str | None
-
-
-@with_config(CLOSED)
-class HospitalAffiliation(TypedDict):
-    ccn: Annotated[str, Field(description="CMS Certification Number")]
-    name: str | None
-
-
-@with_config(CLOSED)
-class DataQualityNote(TypedDict):
-    """Something wrong in what a source published, kept as it was published: an NPI that fails
-    its check digit (Luhn over 80840 + NPI), is not 10 digits, or is missing."""
-
-    code: NpiIssue
-    source: Annotated[str, Field(description="who published it: 'plan-net:<directory>'")]
-    value: Annotated[str | None, Field(description="the value as published")]
 
 
 @with_config(CLOSED)
@@ -120,26 +95,6 @@ class Provider(TypedDict):
 
 
 @with_config(CLOSED)
-class Address(TypedDict):
-    line1: str | None
-    line2: str | None
-    city: str | None
-    state: str | None
-    zip: str | None
-    county: str | None
-    lat: float | None
-    lng: float | None
-
-
-@with_config(CLOSED)
-class OpeningHours(TypedDict):
-    daysOfWeek: Annotated[list[str], Field(description="mon, tue, ... sun")]
-    allDay: bool
-    opens: Annotated[str | None, Field(description="HH:MM:SS")]
-    closes: Annotated[str | None, Field(description="HH:MM:SS")]
-
-
-@with_config(CLOSED)
 class Location(TypedDict):
     id: str
     npi: Annotated[str, Field(description="the provider's NPI, else its `id` (no 10-digit NPI)")]
@@ -175,23 +130,27 @@ class Plan(TypedDict):
     files, or a payer's plan from its Plan-Net directory, with its bid id when the payer gives
     one. ``_id``: ``plan_doc_id`` of ``core.plans.plan_key``."""
 
-    contractYear: int
-    bidId: Annotated[str | None, Field(description="canonical form, e.g. H1234_001_000")]
-    contractId: str | None
+    contractYear: Annotated[int, ix.INTEGER]
+    bidId: Annotated[
+        str | None, Field(description="canonical form, e.g. H1234_001_000"), ix.KEYWORD
+    ]
+    contractId: Annotated[str | None, ix.KEYWORD]
     planId: str | None
     segmentId: str | None
     payerPlanId: Annotated[
         str | None, Field(description="the payer's own identifier of a plan without a bid id")
     ]
-    source: Annotated[str, Field(description="'plan-finder' or 'plan-net:<directory>'")]
+    source: Annotated[str, Field(description="'plan-finder' or 'plan-net:<directory>'"), ix.KEYWORD]
     planName: str | None
     organization: str | None
     planType: str | None
     snpType: str | None
-    states: Annotated[list[str], Field(description="USPS codes, e.g. NH")]
+    states: Annotated[list[str], Field(description="USPS codes, e.g. NH"), ix.KEYWORD]
 
 
 # ---- stored only: the search document and coverage rows are never answered as they are ----
+# How each field is indexed is in its type (core.index_fields.Indexed); a field without one is
+# kept in the source only. Only what is filtered, scored, sorted or aggregated on is indexed.
 
 
 class LookupDoc(TypedDict):
@@ -224,51 +183,77 @@ class Period(TypedDict, total=False):
 class NetworkPeriod(TypedDict):
     """An in-network coverage row of a provider, as the search index holds it (core.network)."""
 
-    key: str
-    period: Period
+    key: Annotated[str, ix.KEYWORD]
+    period: Annotated[Period, Indexed(type="date_range", format="strict_date")]
+
+
+_COPIED_TO_TYPOS = ix.NAME_TEXT.but(copy_to="typoTolerant")
 
 
 class DerivedFields(TypedDict):
     """The search fields made from the provider and locations alone (core.search_fields)."""
 
-    entityType: str
-    gender: str | None
-    taxonomyCodes: list[str]
-    primaryTaxonomyCodes: list[str]
-    specialtyNames: list[str]  # NUCC display names, for facets
-    languages: list[str]
-    pcpEligible: bool
-    sources: list[str]  # Provider.sources: an update of a Plan-Net directory finds its own
+    entityType: Annotated[str, ix.FILTER_KEYWORD]
+    gender: Annotated[str | None, ix.KEYWORD]
+    taxonomyCodes: Annotated[list[str], ix.FILTER_KEYWORD]
+    primaryTaxonomyCodes: Annotated[list[str], ix.FILTER_KEYWORD]
+    specialtyNames: Annotated[list[str], ix.KEYWORD]  # NUCC display names, for facets
+    # Filtered case-insensitively; the facet counts the names as written ("display").
+    languages: Annotated[
+        list[str], ix.WORDS_KEYWORD.but(copy_to="languageText", fields={"display": ix.KEYWORD})
+    ]
+    pcpEligible: Annotated[bool, Indexed(type="boolean", doc_values=False)]
+    sources: Annotated[
+        list[str], ix.FILTER_KEYWORD
+    ]  # an update of a Plan-Net directory finds its own
     # Text fields below hold core.text.indexed_form text (one tokenisation rule, both sides).
-    fullName: str
-    exactNames: list[str]
-    organizations: list[str]
-    specialtyText: list[str]
-    credentials: list[str]
-    points: list[GeoPoint]  # one per geocoded location, for the radius, distance and facets
-    # FHIR's string and token parameters (core.fhir_terms), and location ids, read by id.
-    roleCodes: list[str]
-    familyNames: list[str]
-    givenNames: list[str]
-    locationIds: list[str]
-    cities: list[str]
-    states: list[str]
-    postalCodes: list[str]
-    addressParts: list[str]
+    fullName: Annotated[str, ix.NAME_TEXT]
+    # Whole names as people type them: "first last", "first middle last", organisation names.
+    exactNames: Annotated[list[str], ix.WORDS_KEYWORD]
+    organizations: Annotated[list[str], _COPIED_TO_TYPOS]
+    specialtyText: Annotated[list[str], ix.TEXT]
+    credentials: Annotated[list[str], ix.TEXT]
+    # One per geocoded location, for the radius, distance and facets: a plain multi-valued
+    # geo_point, not nested locations (the in-radius locations of a hit are picked from those
+    # stored).
+    points: Annotated[list[GeoPoint], Indexed(type="geo_point")]
+    # FHIR's string and token parameters (core.fhir_terms), matched as prefixes; location ids.
+    roleCodes: Annotated[list[str], ix.FILTER_KEYWORD]
+    familyNames: Annotated[list[str], ix.WORDS_KEYWORD]
+    givenNames: Annotated[list[str], ix.WORDS_KEYWORD]
+    locationIds: Annotated[list[str], ix.FILTER_KEYWORD]
+    cities: Annotated[list[str], ix.WORDS_KEYWORD]
+    states: Annotated[list[str], ix.WORDS_KEYWORD]
+    postalCodes: Annotated[list[str], ix.FILTER_KEYWORD]
+    addressParts: Annotated[list[str], ix.WORDS_KEYWORD]
 
 
 class SearchDoc(DerivedFields):
     """One per provider: the Provider and Locations to answer with (stored, not indexed), what
-    cannot be made from them (its key, networks, names with the NPPES row's other names)."""
+    cannot be made from them (its key, networks, names with the NPPES row's other names). No
+    field is left out of the stored source (a filtered one costs a whole _recovery_source copy
+    of each document: issue 35, BENCHMARKS.md)."""
 
-    npi: str
-    networks: list[NetworkPeriod]  # core.network.network_periods of its coverage rows
-    names: list[str]
-    nameParts: list[str]  # core.fhir_terms.name_terms
-    locations: list[Location]
+    # The tie-break of every sort (doc values), not indexed: a query for a provider asks for
+    # its document id, the same key (``ids``); a term per document cost ~6 µs per provider.
+    npi: Annotated[str, ix.KEYWORD.but(index=False)]
+    # core.network.network_periods of its coverage rows; nested: a plan year and its period
+    # must match in the same row.
+    networks: Annotated[list[NetworkPeriod], Indexed.object(type="nested")]
+    names: Annotated[list[str], _COPIED_TO_TYPOS]
+    nameParts: Annotated[list[str], ix.WORDS_KEYWORD]  # core.fhir_terms.name_terms
+    locations: Annotated[list[Location], ix.UNPARSED]
     # Without its id when its NPI gives it: core.search_fields.provider_source, provider_of.
-    provider: Provider
-    changedAt: NotRequired[str]  # core.changes: stamped as the document is written
+    provider: Annotated[Provider, ix.UNPARSED]
+    changedAt: NotRequired[Annotated[str, ix.INSTANT]]  # core.changes: stamped when written
+
+
+class SearchCopies(TypedDict):
+    """What only the search index has: the fields ``copy_to`` fills, never in a document."""
+
+    languageText: Annotated[str, ix.TEXT]
+    # Names and organisations matched fuzzily once, here: a fuzzy query costs per field.
+    typoTolerant: Annotated[str, ix.TEXT.but(index_options="docs", norms=False)]
 
 
 class PublishedDoc(TypedDict):
@@ -277,23 +262,31 @@ class PublishedDoc(TypedDict):
     ``_id`` ``<resourceType>/<id>``; ``terms``: what each search parameter matches
     (core.fhir_terms.term); ``resource``: stored, not indexed."""
 
-    resourceType: str
-    id: str
-    source: str
-    terms: list[str]
-    resource: Json
-    changedAt: NotRequired[str]  # core.changes: stamped as the document is written
+    resourceType: Annotated[str, ix.KEYWORD]
+    id: Annotated[str, ix.KEYWORD]
+    source: Annotated[str, ix.KEYWORD]
+    terms: Annotated[list[str], ix.FILTER_KEYWORD]
+    resource: Annotated[Json, ix.UNPARSED]
+    changedAt: NotRequired[Annotated[str, ix.INSTANT]]  # core.changes: stamped when written
 
 
 class CoverageDoc(TypedDict):
     """One row of an operator's coverage file. ``_id``: see ``coverage_doc_id``."""
 
-    contractYear: int
-    bidId: str  # the plan's key: core.plans.plan_key (a canonical bid id, or payer:<id>)
-    npi: str
-    locationId: str | None  # None: the whole provider, every location
-    networkStatus: NetworkStatus
-    acceptingNewPatients: bool | None
-    effectiveDate: str | None  # ISO date; None: since ever
-    terminationDate: str | None  # ISO date, exclusive; None: open-ended
-    source: str
+    contractYear: Annotated[int, ix.INTEGER]
+    bidId: Annotated[str, ix.KEYWORD]  # the plan's key: core.plans.plan_key (bid id or payer:<id>)
+    npi: Annotated[str, ix.KEYWORD]
+    locationId: Annotated[str | None, ix.KEYWORD]  # None: the whole provider, every location
+    networkStatus: Annotated[NetworkStatus, ix.KEYWORD]
+    acceptingNewPatients: Annotated[bool | None, ix.BOOLEAN]
+    effectiveDate: Annotated[str | None, ix.DATE]  # ISO date; None: since ever
+    terminationDate: Annotated[str | None, ix.DATE]  # ISO date, exclusive; None: open-ended
+    source: Annotated[str, ix.KEYWORD]
+
+
+class Removal(TypedDict):
+    """One FHIR resource an update removed (``_id``: ``<resourceType>/<id>``; core.changes)."""
+
+    resourceType: Annotated[str, ix.KEYWORD]
+    id: Annotated[str, ix.KEYWORD]
+    removedAt: Annotated[str, ix.INSTANT]

@@ -1,8 +1,11 @@
-"""The index contract: alias names, mappings, settings and document ids (shapes: core.documents).
+"""The index contract: alias names, each index's declaration, settings and document ids.
 
-The indexer writes documents of these shapes into versioned indices behind these aliases; the
-service reads them through the same aliases. Mappings use core analysis only (DESIGN 4), so they run
-unchanged on the integ-test distribution, the official image and any managed cluster.
+The indexer writes documents of these shapes (core.documents) into versioned indices behind these
+aliases; the service reads them through the same aliases. Each index is declared once, by its
+documents' types: how a field is indexed is in its type (core.index_fields), and the mappings and
+the field names queries use (``SEARCH_FIELDS.npi``) are read off them. Mappings use core analysis
+only (DESIGN 4), so they run unchanged on the integ-test distribution, the official image and any
+managed cluster.
 """
 
 from __future__ import annotations
@@ -11,18 +14,18 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from core.changes import CHANGED_AT, CHANGED_AT_MAPPING, REMOVALS_MAPPING, Removal
-from core.documents import CoverageDoc, Plan, PublishedDoc, SearchDoc
-from core.index_fields import FieldNames, undeclared
-from core.network import NETWORKS_FIELD, NETWORKS_MAPPING
-from core.plan_offers import (
-    COUNTIES_FIELD,
-    NETWORK_ROWS_FIELD,
-    PREMIUM_FIELD,
-    SPECIAL_NEEDS_FIELD,
-    ZIPS_FIELD,
-    OfferedPlanDoc,
+from core.documents import (
+    CoverageDoc,
+    LookupDoc,
+    Plan,
+    PublishedDoc,
+    Removal,
+    SearchCopies,
+    SearchDoc,
 )
+from core.index_fields import FieldNames
+from core.lock_record import LOCK_ID as LOCK_ID
+from core.plan_offers import OfferedPlanDoc, PlanRows
 from core.plans import plan_key
 
 IndexKind = Literal["search", "providers", "coverage", "plans", "removals"]
@@ -74,9 +77,6 @@ class IndexNames:
         return f"{self.prefix}-publication"
 
 
-LOCK_ID = "lock"  # the id of the lock index's one document (its fields: indexer.lock.LockInfo)
-
-
 def version_started(version: str) -> datetime:
     return datetime.strptime(version, VERSION_FORMAT).replace(tzinfo=UTC)
 
@@ -101,7 +101,8 @@ def coverage_doc_id(
 
 
 def plan_doc_id(contract_year: int, key: str) -> str:
-    """A plan's document id: its year and its key (core.plans.plan_key)."""
+    """A plan year: its year and its plan's key (core.plans.plan_key). A plan's document id, and
+    how a search document's in-network periods name it (``NetworkPeriod.key``)."""
     return f"{contract_year}:{key}"
 
 
@@ -109,171 +110,37 @@ def plan_document_id(plan: Plan) -> str:
     return plan_doc_id(plan["contractYear"], plan_key(plan["bidId"], plan["payerPlanId"]))
 
 
-# ---- mappings ----
+# ---- each index's declaration: its documents' types (core.index_fields) ----
 
-_KEYWORD = {"type": "keyword"}
-# Matched, never sorted or aggregated on: no doc values to build at load time.
-_FILTER_KEYWORD = {"type": "keyword", "doc_values": False}
-# Words as core.text.indexed_form writes them: lower-cased here, so the service's normalised
-# (lower-case) values match them.
-_WORDS_KEYWORD = {**_FILTER_KEYWORD, "normalizer": "lowercase_keyword"}
-_TEXT = {"type": "text", "analyzer": "standard"}
-_NAME_TEXT = {**_TEXT, "norms": False}
-_STORED_ONLY = {"type": "object", "enabled": False}
-
-MAPPINGS: dict[IndexKind, dict[str, Any]] = {
-    # Read by id only (core.documents.LookupDoc): nothing in it is parsed or indexed.
-    "providers": {"enabled": False},
-    # Only what search filters, scores, sorts or aggregates on is indexed; the answer's provider
-    # and locations are stored as they are.
-    "search": {
-        "dynamic": False,
-        # No field is left out of the stored source, though the fields made from the provider
-        # and locations are never read back (core.search_fields): a filtered source costs
-        # Elasticsearch a map round trip and a whole _recovery_source copy of every document,
-        # +23 µs of its CPU per provider at 1M and a wait before the force merge to drop the
-        # copy, for 300 bytes per provider less (issue 35, BENCHMARKS.md).
-        "properties": {
-            # The tie-break of every sort (doc values), not indexed: a query for a provider
-            # asks for its document id, the same key (``ids``). One distinct term per
-            # document cost Elasticsearch ~6 µs per provider at load (issue 35).
-            "npi": {"type": "keyword", "index": False},
-            "entityType": _FILTER_KEYWORD,
-            "gender": _KEYWORD,
-            "taxonomyCodes": _FILTER_KEYWORD,
-            "primaryTaxonomyCodes": _FILTER_KEYWORD,
-            "specialtyNames": _KEYWORD,
-            # Filtered case-insensitively; the facet counts the names as written ("display").
-            "languages": {
-                **_FILTER_KEYWORD,
-                "normalizer": "lowercase_keyword",
-                "copy_to": "languageText",
-                "fields": {"display": _KEYWORD},
-            },
-            "languageText": _TEXT,
-            "pcpEligible": {"type": "boolean", "doc_values": False},
-            "sources": _FILTER_KEYWORD,
-            # Nested: a plan year and its period must match in the same row (core.network).
-            NETWORKS_FIELD: NETWORKS_MAPPING,
-            # Text fields hold core.text.normalize()d text. A name's length says nothing about
-            # how well it matches, so names carry no norms: same-name providers score alike
-            # and distance orders them.
-            "fullName": _NAME_TEXT,
-            # Whole names as people type them: "first last", "first middle last", legal and
-            # doing-business-as organisation names.
-            "exactNames": _WORDS_KEYWORD,
-            "names": {**_NAME_TEXT, "copy_to": "typoTolerant"},
-            "organizations": {**_NAME_TEXT, "copy_to": "typoTolerant"},
-            # One field for fuzzy matching: a fuzzy query costs per field, so names and
-            # organisations are matched fuzzily here, once, and exactly in their own fields.
-            "typoTolerant": {**_TEXT, "index_options": "docs", "norms": False},
-            "specialtyText": _TEXT,
-            "credentials": _TEXT,
-            # A plain multi-valued geo_point, not nested locations: the radius filter, the
-            # distance sort (mode min) and the distance facet need no per-location documents,
-            # and the in-radius locations of a hit are picked from the stored ones.
-            "points": {"type": "geo_point"},
-            # FHIR string parameters: normalised terms (core.fhir_terms), matched as prefixes.
-            CHANGED_AT: CHANGED_AT_MAPPING,
-            "roleCodes": _FILTER_KEYWORD,
-            "familyNames": _WORDS_KEYWORD,
-            "givenNames": _WORDS_KEYWORD,
-            "nameParts": _WORDS_KEYWORD,
-            "locationIds": _FILTER_KEYWORD,
-            "cities": _WORDS_KEYWORD,
-            "states": _WORDS_KEYWORD,
-            "postalCodes": _FILTER_KEYWORD,
-            "addressParts": _WORDS_KEYWORD,
-            "locations": _STORED_ONLY,
-            "provider": _STORED_ONLY,
-        },
-    },
-    "coverage": {
-        "dynamic": False,
-        "properties": {
-            "contractYear": {"type": "integer"},
-            "bidId": _KEYWORD,
-            "npi": _KEYWORD,
-            "locationId": _KEYWORD,
-            "networkStatus": _KEYWORD,
-            "acceptingNewPatients": {"type": "boolean"},
-            "effectiveDate": {"type": "date"},
-            "terminationDate": {"type": "date"},
-            "source": _KEYWORD,
-        },
-    },
-    # Plans, and what payers' directories publish besides providers (core.documents
-    # .PublishedDoc: HealthcareServices, Endpoints), each replaced with its directory's plans.
-    "plans": {
-        "dynamic": False,
-        # A plan's ZIPs (thousands for a state-wide plan) are kept in the stored source, as
-        # every field is: a partial update (the network flag) rewrites a document from it.
-        # Reads leave them out (PLAN_READ_SOURCE); zipsDigest says they changed.
-        "properties": {
-            "contractYear": {"type": "integer"},
-            "bidId": _KEYWORD,
-            "contractId": _KEYWORD,
-            "states": _KEYWORD,
-            # A Plan Finder plan's area and what the plan search filters on (core.plan_offers).
-            ZIPS_FIELD: _FILTER_KEYWORD,
-            COUNTIES_FIELD: _FILTER_KEYWORD,
-            PREMIUM_FIELD: {"type": "float"},
-            SPECIAL_NEEDS_FIELD: {"type": "boolean"},
-            "starRating": {"properties": {"overall": {"type": "float"}}},
-            "source": _KEYWORD,
-            "resourceType": _KEYWORD,
-            "id": _KEYWORD,
-            CHANGED_AT: CHANGED_AT_MAPPING,
-            "terms": _FILTER_KEYWORD,
-            "resource": _STORED_ONLY,
-        },
-    },
-    # The FHIR resources updates removed since the load (core.changes.Removal).
-    "removals": REMOVALS_MAPPING,
+SEARCH_FIELDS = FieldNames("search", SearchDoc, index_only=SearchCopies)
+# Plans, and what payers' directories publish besides providers (core.documents.PublishedDoc:
+# HealthcareServices, Endpoints), each replaced with its directory's plans.
+PLAN_FIELDS = FieldNames("plans", Plan, OfferedPlanDoc, PlanRows, PublishedDoc)
+COVERAGE_FIELDS = FieldNames("coverage", CoverageDoc)
+# The FHIR resources updates removed since the load (core.changes).
+REMOVAL_FIELDS = FieldNames("removals", Removal)
+# Read by id only (core.documents.LookupDoc): nothing in it is parsed or indexed.
+LOOKUP_FIELDS = FieldNames("providers", LookupDoc, indexed=False)
+NETWORK_FIELDS = SEARCH_FIELDS.inside(SEARCH_FIELDS.networks)  # networks.key, networks.period
+STAR_FIELDS = PLAN_FIELDS.inside(PLAN_FIELDS.starRating)  # starRating.overall
+DECLARED: dict[IndexKind, FieldNames] = {
+    "providers": LOOKUP_FIELDS,
+    "search": SEARCH_FIELDS,
+    "coverage": COVERAGE_FIELDS,
+    "plans": PLAN_FIELDS,
+    "removals": REMOVAL_FIELDS,
 }
-
+MAPPINGS: dict[IndexKind, dict[str, Any]] = {
+    kind: fields.mapping() for kind, fields in DECLARED.items()
+}
 
 # The lookup index is its stored answers (serialised JSON inside JSON) read one by id: the
 # stronger codec halves its bytes (134k: 66 MB -> 35 MB) for one small decompression per read.
 _CODECS: dict[IndexKind, str] = {"providers": "best_compression"}
 
 
-# ---- each index's fields, from its documents' types, checked against its mapping ----
-
-SEARCH_FIELDS = FieldNames("search", SearchDoc, index_only=("languageText", "typoTolerant"))
-PLAN_FIELDS = FieldNames("plans", Plan, OfferedPlanDoc, PublishedDoc)
-COVERAGE_FIELDS = FieldNames("coverage", CoverageDoc)
-REMOVAL_FIELDS = FieldNames("removals", Removal)
-# Kept in a plan's stored source for its answer, never searched (the mapping is dynamic: false).
-PLAN_STORED_ONLY = (
-    *("planId", "segmentId", "payerPlanId", "planName", "organization", "planType", "snpType"),
-    *("monthlyPremium", "healthDeductible", "drugDeductible", "maxOutOfPocket"),
-    *("serviceArea", "zipsDigest", NETWORK_ROWS_FIELD),
-)
-COVERAGE_STORED_ONLY = ("effectiveDate", "terminationDate", "acceptingNewPatients")
-_DECLARED: dict[IndexKind, tuple[FieldNames, tuple[str, ...]]] = {
-    "search": (SEARCH_FIELDS, ()),
-    "plans": (PLAN_FIELDS, PLAN_STORED_ONLY),
-    "coverage": (COVERAGE_FIELDS, COVERAGE_STORED_ONLY),
-    "removals": (REMOVAL_FIELDS, ()),
-}
-
-
-def declaration_problems() -> list[str]:
-    """Every index's mapping against its documents' fields (core.index_fields.undeclared)."""
-    return [
-        f"{kind}: {problem}"
-        for kind, (fields, stored_only) in _DECLARED.items()
-        for problem in undeclared(MAPPINGS[kind], fields, stored_only)
-    ]
-
-
-if declaration_problems():  # checked once, at import: a wrong declaration is a defect
-    raise TypeError("; ".join(declaration_problems()))
-
-
 # How a plan is read whole: without its ZIPs, which only the area filter matches.
-PLAN_READ_SOURCE: dict[str, list[str]] = {"excludes": [ZIPS_FIELD]}
+PLAN_READ_SOURCE: dict[str, list[str]] = {"excludes": [PLAN_FIELDS.zips]}
 
 
 def index_settings(kind: IndexKind, shards: int = 1, replicas: int = 0) -> dict[str, Any]:

@@ -16,17 +16,15 @@ from typing import Any, Literal, get_args
 
 from core.documents import CoverageDoc, NetworkPeriod, NetworkStatus, Period
 from core.fhir_terms import fhir_id
+from core.index_contract import NETWORK_FIELDS, SEARCH_FIELDS, plan_doc_id
 from core.npi import is_provider_key
 
 # What a coverage answer can say: the stored statuses, or that the directory cannot tell.
 AnsweredStatus = Literal[NetworkStatus, "unknown"]
 NETWORK_STATUSES: tuple[NetworkStatus, ...] = get_args(NetworkStatus)
-NETWORKS_FIELD = "networks"
-
-
-def network_key(contract_year: int, bid_id: str) -> str:
-    """One plan year, as ``NetworkPeriod.key`` holds it."""
-    return f"{contract_year}:{bid_id}"
+NETWORKS_FIELD = SEARCH_FIELDS.networks  # deprecated: SEARCH_FIELDS.networks
+# One plan year, as ``NetworkPeriod.key`` holds it: a plan's document id (its year and key).
+network_key = plan_doc_id
 
 
 def in_force(row: CoverageDoc, day: date) -> bool:
@@ -89,17 +87,17 @@ def in_network_clause(key: str | None, day: date) -> dict[str, Any]:
     """Search filter: an in-network row of plan year ``key`` (None: of any plan year) is in
     force on ``day``."""
     today = day.isoformat()
-    plan_year = [] if key is None else [{"term": {f"{NETWORKS_FIELD}.key": key}}]
+    plan_year = [] if key is None else [{"term": {NETWORK_FIELDS.key: key}}]
     return {
         "nested": {
-            "path": NETWORKS_FIELD,
+            "path": SEARCH_FIELDS.networks,
             "query": {
                 "bool": {
                     "filter": [
                         *plan_year,
                         {
                             "range": {
-                                f"{NETWORKS_FIELD}.period": {
+                                NETWORK_FIELDS.period: {
                                     "gte": today,
                                     "lte": today,
                                 }
@@ -110,15 +108,6 @@ def in_network_clause(key: str | None, day: date) -> dict[str, Any]:
             },
         }
     }
-
-
-NETWORKS_MAPPING: dict[str, Any] = {
-    "type": "nested",
-    "properties": {
-        "key": {"type": "keyword"},
-        "period": {"type": "date_range", "format": "strict_date"},
-    },
-}
 
 
 def role_id(provider_key: str, network_key: str | None) -> str:

@@ -13,7 +13,9 @@ from typing import Annotated, Literal
 from pydantic import Field, with_config
 from typing_extensions import TypedDict
 
+from core import index_fields as ix
 from core.documents import CLOSED, Plan
+from core.index_fields import FieldNames, Indexed, field_names
 
 # What a contract's first letter says it is (CMS contract numbering).
 ContractKind = Literal["H", "R", "E", "S"]
@@ -41,7 +43,7 @@ class MaxOutOfPocket(TypedDict):
 class StarRating(TypedDict):
     """The contract's Medicare star rating for the plan year (half stars, 1 to 5)."""
 
-    overall: float | None
+    overall: Annotated[float | None, ix.FLOAT]
     partC: float | None
     partD: float | None
     year: int
@@ -65,14 +67,16 @@ class ServiceArea(TypedDict):
 class OfferedPlan(Plan):
     """A plan with its costs and its contract's star rating."""
 
-    monthlyPremium: Dollars | None
+    monthlyPremium: Annotated[Dollars | None, ix.FLOAT]
     healthDeductible: Dollars | None
     drugDeductible: Dollars | None
     maxOutOfPocket: MaxOutOfPocket
     starRating: Annotated[
-        StarRating | None, Field(description="null when the contract is unrated or new")
+        StarRating | None,
+        Field(description="null when the contract is unrated or new"),
+        Indexed.object(),
     ]
-    specialNeeds: Annotated[bool, Field(description="a special needs plan (SNP)")]
+    specialNeeds: Annotated[bool, Field(description="a special needs plan (SNP)"), ix.BOOLEAN]
 
 
 class OfferedPlanDoc(OfferedPlan):
@@ -80,25 +84,38 @@ class OfferedPlanDoc(OfferedPlan):
     (``zips``, ``countyFips``) and for its own answer (``serviceArea``)."""
 
     serviceArea: ServiceArea
-    zips: list[str]  # indexed, not kept in the stored source (core.index_contract)
-    zipsDigest: str  # what tells an update the ZIPs changed
-    countyFips: list[str]
+    # A plan's ZIPs (thousands for a state-wide plan) are kept in the stored source, as every
+    # field is: a partial update (networkRows) rewrites a document from it. Reads leave them
+    # out (core.index_contract.PLAN_READ_SOURCE); zipsDigest says they changed.
+    zips: Annotated[list[str], ix.FILTER_KEYWORD]
+    zipsDigest: str
+    countyFips: Annotated[list[str], ix.FILTER_KEYWORD]
 
 
-# Field names the plan queries filter on (the plans mapping, core.index_contract).
-# On every plan document: whether participation rows of the plan's year name anyone (set by the
-# load, by updates that write rows, carried over by update --plans; never cleared, so a plan
-# that loses its last row reads out of network, not unknown). A plan without any has no
-# network in the directory: it cannot say whether a provider is in it.
-NETWORK_ROWS_FIELD = "networkRows"
-ZIPS_FIELD = "zips"
-ZIPS_DIGEST_FIELD = "zipsDigest"
-COUNTIES_FIELD = "countyFips"
-PREMIUM_FIELD = "monthlyPremium"
-STARS_FIELD = "starRating.overall"
-SPECIAL_NEEDS_FIELD = "specialNeeds"
-OFFER_FIELDS: list[str] = list(OfferedPlan.__annotations__)
-PLAN_FIELDS: list[str] = list(Plan.__annotations__)
+class PlanRows(TypedDict):
+    """On every plan document (Plan Finder's and payers'), ``networkRows``: whether
+    participation rows of the plan's year name anyone (set by the load, by updates that write
+    rows, carried over by update --plans; never cleared, so a plan that loses its last row reads
+    out of network, not unknown). A plan without any has no network in the directory: it cannot
+    say whether a provider is in it."""
+
+    networkRows: bool
+
+
+# What reads of a plan ask its source for: an OfferedPlan's fields (the plan answers), a Plan's
+# (the coverage answer).
+OFFER_FIELDS: list[str] = field_names(OfferedPlan)
+PLAN_SOURCE_FIELDS: list[str] = field_names(Plan)
+# Deprecated: the plans index's field names are core.index_contract.PLAN_FIELDS (STAR_FIELDS).
+_FIELDS = FieldNames("plans", OfferedPlanDoc, PlanRows)
+NETWORK_ROWS_FIELD = _FIELDS.networkRows
+ZIPS_FIELD = _FIELDS.zips
+ZIPS_DIGEST_FIELD = _FIELDS.zipsDigest
+COUNTIES_FIELD = _FIELDS.countyFips
+PREMIUM_FIELD = _FIELDS.monthlyPremium
+STARS_FIELD = _FIELDS.inside(_FIELDS.starRating).overall
+SPECIAL_NEEDS_FIELD = _FIELDS.specialNeeds
+PLAN_FIELDS = PLAN_SOURCE_FIELDS
 
 
 def no_offer_facts() -> dict[str, object]:

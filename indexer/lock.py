@@ -17,13 +17,15 @@ import logging
 import time
 import uuid
 from collections.abc import AsyncIterator
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from elasticsearch import ApiError, AsyncElasticsearch, ConflictError, NotFoundError, TransportError
 
-from core.index_contract import LOCK_ID, IndexNames
+from core.index_contract import IndexNames
+from core.index_fields import field_names
+from core.lock_record import LOCK_FIELDS, LOCK_ID, LockHolder, LockRecord
 from indexer.versions import owner, owner_alive
 
 HEARTBEAT_S = 10.0
@@ -35,7 +37,7 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class LockInfo:
-    """The holder of a prefix's lock, as stored."""
+    """The holder of a prefix's lock (core.lock_record.LockHolder, as stored)."""
 
     job: str
     detail: str
@@ -45,7 +47,18 @@ class LockInfo:
 
     @classmethod
     def of(cls, source: dict[str, Any]) -> LockInfo:
-        return cls(*(str(source.get(f.name, "")) for f in fields(cls)))
+        return cls(**{name: str(source.get(name, "")) for name in field_names(LockHolder)})
+
+    def record(self, token: str) -> LockRecord:
+        """The lock document of this holder, for the acquisition ``token``."""
+        holder = LockHolder(
+            job=self.job,
+            detail=self.detail,
+            owner=self.owner,
+            started=self.started,
+            heartbeat=self.heartbeat,
+        )
+        return LockRecord(**holder, token=token)
 
     def heartbeat_age_s(self) -> float:
         try:
@@ -127,7 +140,7 @@ async def _ensure_index(es: AsyncElasticsearch, names: IndexNames) -> None:
             index=names.lock(),
             # A replica where there is a node for it: the lock must outlive one node.
             settings={"number_of_shards": 1, "auto_expand_replicas": "0-1"},
-            mappings={"enabled": False},  # read by id only
+            mappings=LOCK_FIELDS.mapping(),  # read by id only
         )
     except ApiError as error:
         if error.error != "resource_already_exists_exception":
@@ -139,7 +152,7 @@ async def _acquire(
 ) -> tuple[_Held, LockInfo | None]:
     await _ensure_index(es, names)
     token = uuid.uuid4().hex
-    document = {**asdict(LockInfo(job, detail, owner(), _now("seconds"), _now())), "token": token}
+    document = LockInfo(job, detail, owner(), _now("seconds"), _now()).record(token)
     previous = holder = None
     for _ in range(_ATTEMPTS):
         with contextlib.suppress(ConflictError):
@@ -148,7 +161,7 @@ async def _acquire(
         found = await _read(es, names)
         if found is None:
             continue  # released in between
-        if found["_source"].get("token") == token:
+        if found["_source"].get(LOCK_FIELDS.token) == token:
             return _Held(token, found["_seq_no"], found["_primary_term"]), previous
         holder = LockInfo.of(found["_source"])
         if not _stale(holder, stale_after_s):
@@ -166,7 +179,7 @@ async def _recheck(es: AsyncElasticsearch, names: IndexNames, held: _Held) -> st
     found = await _read(es, names)
     if found is None:
         return "the lock document was deleted"
-    if found["_source"].get("token") == held.token:
+    if found["_source"].get(LOCK_FIELDS.token) == held.token:
         held.seq_no, held.primary_term = found["_seq_no"], found["_primary_term"]
         return None
     return f"it is now held by {LockInfo.of(found['_source']).describe()}"
@@ -186,7 +199,7 @@ async def _beat(
         try:
             try:
                 guard = _guarded(names, held.seq_no, held.primary_term)
-                written = await es.update(doc={"heartbeat": _now()}, **guard)
+                written = await es.update(doc={LOCK_FIELDS.heartbeat: _now()}, **guard)
                 held.seq_no, held.primary_term = written["_seq_no"], written["_primary_term"]
             except (ConflictError, NotFoundError):
                 held.lost = await _recheck(es, names, held)

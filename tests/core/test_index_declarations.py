@@ -1,7 +1,8 @@
-"""Each index is declared once: its mapping is checked against its documents' types
-(core.index_fields), and every field a query names exists in the mapping of the index it is sent
-to (a ``dynamic: false`` index answers a query on a field it does not map with nothing, never an
-error), every field it reads back among the fields the index declares it stores: /v2 search and
+"""Each index is declared once, by its documents' types (core.index_fields): its mapping is made
+from them, and every field a query names is indexed by the index it is sent to (a ``dynamic:
+false`` index answers a query on a field it does not map with nothing, never an error; a stored
+only field is never in a query), every field it reads back among the fields the index declares
+it stores: /v2 search and
 /fhir (the search and plans indices), coverage and the plan search (multi-searches of the plans,
 lookup and coverage indices), the Bulk Data export (its files' pages over both
 indices, its removals over the removals index) and the removal records updates write."""
@@ -10,23 +11,25 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from datetime import UTC, date, datetime
-from typing import Any, NotRequired, TypedDict
+from typing import Annotated, Any, TypedDict
 
 import pytest
 
-from core.changes import provider_removals
-from core.documents import Json, LookupDoc, SearchDoc
+from core.changes import CHANGED_AT, REMOVED_AT, provider_removals
+from core.documents import Json, SearchCopies, SearchDoc
 from core.index_contract import (
-    COVERAGE_STORED_ONLY,
+    DECLARED,
     INDEX_KINDS,
     MAPPINGS,
-    PLAN_STORED_ONLY,
+    NETWORK_FIELDS,
+    PLAN_FIELDS,
+    REMOVAL_FIELDS,
     SEARCH_FIELDS,
+    STAR_FIELDS,
     IndexKind,
     IndexNames,
-    declaration_problems,
 )
-from core.index_fields import FieldNames, undeclared
+from core.index_fields import KEYWORD, TEXT, FieldNames, Indexed
 from service.coverage.models import CoverageRequest
 from service.coverage.query import coverage_searches
 from service.errors import InvalidInput
@@ -55,25 +58,67 @@ from service.search.question import read_question
 TODAY = date(2026, 7, 1)
 
 
-def test_every_index_declares_what_its_documents_hold() -> None:
-    assert declaration_problems() == []
+def test_a_field_without_an_index_annotation_is_stored_only() -> None:
+    plans = MAPPINGS["plans"]["properties"]
+    assert "planName" in PLAN_FIELDS and "planName" not in plans  # answered, never searched
+    assert "planName" in PLAN_FIELDS.stored_only and "zips" not in PLAN_FIELDS.stored_only
+    assert "resource" in PLAN_FIELDS.stored_only  # mapped, but never parsed (UNPARSED)
+    assert plans["resource"] == {"type": "object", "enabled": False}
+    assert MAPPINGS["providers"] == {"enabled": False}  # read by id only
 
 
-def test_a_stored_field_without_a_mapping_is_a_defect() -> None:
-    class Grown(SearchDoc):
-        shoeSize: NotRequired[int]
+def test_object_fields_are_declared_by_their_own_types() -> None:
+    networks = MAPPINGS["search"]["properties"]["networks"]
+    assert networks["type"] == "nested" and set(networks["properties"]) == {"key", "period"}
+    assert MAPPINGS["plans"]["properties"]["starRating"] == {
+        "properties": {"overall": {"type": "float"}}
+    }
+    assert (NETWORK_FIELDS.key, NETWORK_FIELDS.period) == ("networks.key", "networks.period")
+    assert STAR_FIELDS.overall == "starRating.overall"
+    with pytest.raises(AttributeError, match="no object field 'npi'"):
+        SEARCH_FIELDS.inside("npi")
 
-    copies = ("languageText", "typoTolerant")
-    problems = undeclared(MAPPINGS["search"], FieldNames("search", Grown, index_only=copies))
-    assert problems == ["shoeSize: stored but neither mapped nor declared stored-only"]
+
+def test_index_only_fields_are_what_copy_to_fills() -> None:
+    search = MAPPINGS["search"]["properties"]
+    assert search["languages"]["copy_to"] == SEARCH_FIELDS.languageText
+    assert search["names"]["copy_to"] == search["organizations"]["copy_to"] == "typoTolerant"
+    assert SEARCH_FIELDS.all - SEARCH_FIELDS.stored == {"languageText", "typoTolerant"}
+
+    class Unfilled(SearchCopies):
+        soundsLike: Annotated[str, TEXT]
+
+    with pytest.raises(TypeError, match="copy_to targets and index-only fields differ"):
+        FieldNames("search", SearchDoc, index_only=Unfilled)
 
 
-def test_a_mapped_field_no_document_has_is_a_defect() -> None:
-    class Small(TypedDict):
-        npi: str
+def test_a_field_two_documents_index_differently_is_a_defect() -> None:
+    class One(TypedDict):
+        code: Annotated[str, KEYWORD]
 
-    mapping = {"properties": {"npi": {"type": "keyword"}, "gone": {"type": "keyword"}}}
-    assert undeclared(mapping, FieldNames("x", Small)) == ["gone: mapped, but no document has it"]
+    class Other(TypedDict):
+        code: Annotated[str, TEXT]
+
+    class Unindexed(TypedDict):
+        code: str
+
+    for second in (Other, Unindexed):
+        with pytest.raises(TypeError, match="code: declared differently"):
+            FieldNames("x", One, second)
+    assert FieldNames("x", One, One).mapping()["properties"] == {"code": {"type": "keyword"}}
+
+
+def test_an_object_field_needs_a_type_of_its_own() -> None:
+    class Loose(TypedDict):
+        payload: Annotated[dict[str, str], Indexed.object()]
+
+    with pytest.raises(TypeError, match="payload: an object field needs a TypedDict"):
+        FieldNames("x", Loose)
+
+
+def test_the_literal_field_constants_are_the_declared_names() -> None:
+    assert CHANGED_AT == SEARCH_FIELDS.changedAt == PLAN_FIELDS.changedAt
+    assert REMOVAL_FIELDS.removedAt == REMOVED_AT
 
 
 def test_a_misspelt_field_name_fails_where_it_is_used() -> None:
@@ -90,14 +135,17 @@ _GEO_OPTIONS = {"distance", "distance_type", "order", "mode", "unit", "origin", 
 _GEO_OPTIONS |= {"field", "ranges", "multi_value_mode", "keyed"}
 
 
-def mapped_fields(mapping: Json, prefix: str = "") -> set[str]:
-    """Every path a query may name: properties, their sub-fields and nested properties."""
+def mapped_fields(mapping: Json, prefix: str = "", *, parsed_only: bool = True) -> set[str]:
+    """Every path a query may name: properties, their sub-fields and nested properties; not
+    those kept whole, never parsed (``enabled: false``), unless ``parsed_only`` is False."""
     found: set[str] = set()
     for name, spec in mapping.get("properties", {}).items():
+        if parsed_only and spec.get("enabled", True) is False:
+            continue
         path = prefix + name
         found.add(path)
         found |= {f"{path}.{sub}" for sub in spec.get("fields", {})}
-        found |= mapped_fields(spec, path + ".")
+        found |= mapped_fields(spec, path + ".", parsed_only=parsed_only)
     return found
 
 
@@ -191,28 +239,18 @@ def source_fields(node: Any) -> Iterator[str]:
                 yield from source_fields(value)
 
 
-# What each index declares it keeps besides what it maps (core.index_contract): a body may read
-# those back. The lookup index maps nothing (``enabled: false``): its documents are LookupDocs.
-STORED_ONLY: dict[IndexKind, frozenset[str]] = {
-    "search": frozenset(),
-    "providers": FieldNames("providers", LookupDoc).stored,
-    "coverage": frozenset(COVERAGE_STORED_ONLY),
-    "plans": frozenset(PLAN_STORED_ONLY),
-    "removals": frozenset(),
-}
-
-
 def undeclared_in(bodies: Iterable[tuple[IndexKind, Json]]) -> tuple[set[str], list[str]]:
     """Every field the bodies name, and those their index does not declare: a query's field
-    not mapped, a field read back neither mapped nor stored."""
+    not indexed (stored only), a field read back that no document of the index holds."""
     named: set[str] = set()
     problems: list[str] = []
     for kind, body in bodies:
-        mapped = mapped_fields(MAPPINGS[kind])
+        indexed = mapped_fields(MAPPINGS[kind])
+        stored = mapped_fields(MAPPINGS[kind], parsed_only=False) | DECLARED[kind].stored
         searched, read = set(named_fields(body)), set(source_fields(body))
         named |= {f"{kind}:{field}" for field in searched | read}
-        problems += [f"{kind}: {f} is queried, not mapped" for f in searched - mapped]
-        problems += [f"{kind}: {f} is read, not stored" for f in read - mapped - STORED_ONLY[kind]]
+        problems += [f"{kind}: {f} is queried, not indexed" for f in searched - indexed]
+        problems += [f"{kind}: {f} is read, not stored" for f in read - stored]
     return named, sorted(set(problems))
 
 
@@ -239,12 +277,14 @@ def test_every_field_a_plans_index_query_names_is_mapped() -> None:
 def test_a_field_its_index_does_not_declare_is_named() -> None:
     bodies: list[tuple[IndexKind, Json]] = [
         ("plans", {"query": {"term": {"planName": "x"}}, "_source": ["planName", "shoeSize"]}),
+        ("plans", {"query": {"term": {"resource": "x"}}, "_source": ["resource"]}),
         ("providers", {"query": {"term": {"npi": "1234567893"}}, "_source": ["provider"]}),
     ]
     assert undeclared_in(bodies)[1] == [
-        "plans: planName is queried, not mapped",  # kept in the source only
+        "plans: planName is queried, not indexed",  # kept in the source only
+        "plans: resource is queried, not indexed",  # mapped, kept whole, never parsed
         "plans: shoeSize is read, not stored",
-        "providers: npi is queried, not mapped",  # the lookup index is read by id only
+        "providers: npi is queried, not indexed",  # the lookup index is read by id only
     ]
 
 
