@@ -25,8 +25,7 @@ from bench.harness import (
     print_comparison,
     running_service,
 )
-from core.index_contract import IndexNames
-from core.plan_offers import ZIPS_FIELD
+from core.index_contract import PLAN_FIELDS, IndexNames
 from service.plans.models import PlanSearchRequest
 from service.plans.query import plan_searches
 from service.storage import WHOLE_ANSWERS_ONLY
@@ -45,7 +44,7 @@ async def doctors(es_url: str, names: IndexNames, zip_code: str, count: int) -> 
         plans = await _post(
             http,
             f"{es_url}/{names.alias('plans')}/_search",
-            {"size": 2000, "query": {"term": {ZIPS_FIELD: zip_code}}, "_source": ["bidId"]},
+            {"size": 2000, "query": {"term": {PLAN_FIELDS.zips: zip_code}}, "_source": ["bidId"]},
         )
         bids = [hit["_source"]["bidId"] for hit in plans["hits"]["hits"]]
         rows = await _post(

@@ -26,7 +26,6 @@ from core.documents import (
 from core.index_fields import FieldNames
 from core.lock_record import LOCK_ID as LOCK_ID
 from core.plan_offers import OfferedPlanDoc, PlanRows
-from core.plans import plan_key
 
 IndexKind = Literal["search", "providers", "coverage", "plans", "removals"]
 INDEX_KINDS: tuple[IndexKind, ...] = ("search", "providers", "coverage", "plans", "removals")
@@ -98,16 +97,6 @@ def coverage_doc_id(
     kept twice, once per publisher, not overwritten."""
     row = f"{contract_year}:{bid_id}:{npi}:{location_id or '*'}"
     return row if directory is None else f"{directory}|{row}"
-
-
-def plan_doc_id(contract_year: int, key: str) -> str:
-    """A plan year: its year and its plan's key (core.plans.plan_key). A plan's document id, and
-    how a search document's in-network periods name it (``NetworkPeriod.key``)."""
-    return f"{contract_year}:{key}"
-
-
-def plan_document_id(plan: Plan) -> str:
-    return plan_doc_id(plan["contractYear"], plan_key(plan["bidId"], plan["payerPlanId"]))
 
 
 # ---- each index's declaration: its documents' types (core.index_fields) ----

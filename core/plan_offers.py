@@ -15,7 +15,7 @@ from typing_extensions import TypedDict
 
 from core import index_fields as ix
 from core.documents import CLOSED, Plan
-from core.index_fields import FieldNames, Indexed, field_names
+from core.index_fields import Indexed, field_names
 
 # What a contract's first letter says it is (CMS contract numbering).
 ContractKind = Literal["H", "R", "E", "S"]
@@ -106,16 +106,6 @@ class PlanRows(TypedDict):
 # (the coverage answer).
 OFFER_FIELDS: list[str] = field_names(OfferedPlan)
 PLAN_SOURCE_FIELDS: list[str] = field_names(Plan)
-# Deprecated: the plans index's field names are core.index_contract.PLAN_FIELDS (STAR_FIELDS).
-_FIELDS = FieldNames("plans", OfferedPlanDoc, PlanRows)
-NETWORK_ROWS_FIELD = _FIELDS.networkRows
-ZIPS_FIELD = _FIELDS.zips
-ZIPS_DIGEST_FIELD = _FIELDS.zipsDigest
-COUNTIES_FIELD = _FIELDS.countyFips
-PREMIUM_FIELD = _FIELDS.monthlyPremium
-STARS_FIELD = _FIELDS.inside(_FIELDS.starRating).overall
-SPECIAL_NEEDS_FIELD = _FIELDS.specialNeeds
-PLAN_FIELDS = PLAN_SOURCE_FIELDS
 
 
 def no_offer_facts() -> dict[str, object]:

@@ -11,13 +11,12 @@ from typing import cast
 from core.changes import Removal, removal
 from core.documents import Json, Plan
 from core.fhir_terms import fhir_id
-from core.network import network_key
 from core.plan_offers import AreaCounty
-from core.plans import plan_key_of
+from core.plans import plan_year_key_of
 
 
 def year_key(plan: Plan) -> str:
-    return network_key(plan["contractYear"], plan_key_of(plan))
+    return plan_year_key_of(plan)
 
 
 def insurance_plan_id(plan: Plan) -> str:
@@ -29,7 +28,7 @@ def payer_id(plan: Plan) -> str:
 
 
 def network_id(key: str) -> str:
-    """The network Organization of a plan year (``year_key``, ``core.network.network_key``)."""
+    """The network Organization of a plan year (``year_key``, ``core.plans.plan_year_key``)."""
     return fhir_id(f"network-{key}")
 
 

@@ -15,7 +15,7 @@ import orjson
 from core.documents import CoverageDoc, Location, NewPatients, Plan, Provider, Specialty
 from core.index_contract import coverage_doc_id
 from core.npi import KEYED_BY_ID, provider_id
-from core.plans import plan_key
+from core.plans import plan_key, plan_key_of
 from core.primary_care import is_pcp_eligible
 from indexer.assembly.locations import listed_location, match_keys
 from indexer.sources.nucc import TaxonomyEntry
@@ -67,7 +67,7 @@ def plan_documents(directory: PlanNetDirectory) -> list[Plan]:
             "snpType": None,
             "states": [],
         }
-        plans.setdefault(plan_key(plan.bid_id, document["payerPlanId"]), document)
+        plans.setdefault(plan_key_of(document), document)
     return list(plans.values())
 
 

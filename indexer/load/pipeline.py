@@ -18,11 +18,10 @@ from orjson import dumps
 
 from core.changes import CHANGED_AT, instant
 from core.documents import Plan
-from core.index_contract import IndexKind, coverage_doc_id, plan_document_id, version_started
+from core.index_contract import PLAN_FIELDS, IndexKind, coverage_doc_id, version_started
 from core.network import PeriodKey, period_key
 from core.npi import is_valid_npi
-from core.plan_offers import NETWORK_ROWS_FIELD
-from core.plans import plan_key
+from core.plans import plan_key_of, plan_year_key_of
 from indexer.assembly import plan_net
 from indexer.assembly.documents import (
     NO_EXTRAS,
@@ -105,14 +104,14 @@ class ActionStream:
         directory = self._tables.plan_net
         listed = plan_net.plan_documents(directory) if directory else []
         for plan in [*self._tables.plans, *listed]:
-            doc_id = plan_document_id(plan)
+            doc_id = plan_year_key_of(plan)
             if doc_id in seen:  # the Plan Finder's record of a bid id wins
                 continue
             seen.add(doc_id)
-            key = (plan["contractYear"], plan_key(plan["bidId"], plan["payerPlanId"]))
+            key = (plan["contractYear"], plan_key_of(plan))
             flagged = {
                 **plan,
-                NETWORK_ROWS_FIELD: key in self._with_rows,
+                PLAN_FIELDS.networkRows: key in self._with_rows,
                 CHANGED_AT: self._changed_at,
             }
             yield self._action("plans", doc_id, flagged, Origin(source, 0, ""))

@@ -24,7 +24,8 @@ import orjson
 
 from core.changes import CHANGED_AT, SearchPair, resources_gone
 from core.documents import CoverageDoc
-from core.network import NETWORKS_FIELD, periods_of
+from core.index_contract import SEARCH_FIELDS
+from core.network import periods_of
 from core.search_fields import with_derived_fields
 from indexer.sources.coverage import CoverageDelete, CoverageRow, read_coverage
 from indexer.update import indexed as current
@@ -99,9 +100,12 @@ class _Applier:
                 rows = {**refreshed.get(npi, {}), **self.written[npi]}
                 networks = periods_of(current.networks([d for d in rows.values() if d]))
                 stored = searched[npi]
-                if stored.get(NETWORKS_FIELD, []) != networks:
+                if stored.get(SEARCH_FIELDS.networks, []) != networks:
                     # Written whole: a partial update would drop the terms the source lacks.
-                    changed = {NETWORKS_FIELD: networks, CHANGED_AT: self._report.changed_at}
+                    changed = {
+                        SEARCH_FIELDS.networks: networks,
+                        CHANGED_AT: self._report.changed_at,
+                    }
                     body = orjson.dumps(with_derived_fields({**stored, **changed}))
                     origin = Origin(self._report.file, 0, npi)
                     actions.append(index_action(self._search, npi, body, origin))

@@ -12,6 +12,7 @@ from elasticsearch.helpers import async_scan
 
 from core.changes import unstamped
 from core.documents import CoverageDoc
+from core.index_contract import COVERAGE_FIELDS
 from core.network import PeriodKey, period_key
 from core.search_fields import without_derived_fields
 
@@ -34,7 +35,7 @@ async def coverage_rows(
     rows: dict[str, dict[str, CoverageDoc]] = {}
     if not npis:
         return rows
-    query = {"query": {"terms": {"npi": list(npis)}}}
+    query = {"query": {"terms": {COVERAGE_FIELDS.npi: list(npis)}}}
     async for hit in async_scan(es, index=index, query=query, size=5000):
         doc = cast(CoverageDoc, hit["_source"])
         rows.setdefault(doc["npi"], {})[hit["_id"]] = doc

@@ -1,4 +1,4 @@
-"""Plans' network flag (``core.plan_offers.NETWORK_ROWS_FIELD``: some participation row names the
+"""Plans' network flag (``networkRows``: some participation row names the
 plan), set by an update as a load sets it.
 
 The flag is no part of any FHIR resource (an InsurancePlan and its network are built alike
@@ -12,8 +12,9 @@ from typing import Any
 
 import orjson
 
-from core.index_contract import plan_doc_id
-from core.plan_offers import NETWORK_ROWS_FIELD
+from core.index_contract import COVERAGE_FIELDS as C
+from core.index_contract import PLAN_FIELDS
+from core.plans import plan_year_key
 from indexer.update import indexed as current
 from indexer.update.options import UpdateError
 from indexer.write.bulk import Action, Origin, action_lines, bulk_index, chunked
@@ -23,10 +24,12 @@ PlanKey = tuple[int, str]  # (contract year, plan key): what a coverage row name
 
 async def flag_networks(es: Any, index: str, plans: Iterable[PlanKey], source: str) -> None:
     """Flag the plans of these keys that exist and are not flagged yet."""
-    ids = sorted({plan_doc_id(year, key) for year, key in plans})
+    ids = sorted({plan_year_key(year, key) for year, key in plans})
     for batch in chunked(ids, 1000):
-        found = await current.documents(es, index, batch, [NETWORK_ROWS_FIELD])
-        unflagged = [doc_id for doc_id, doc in found.items() if not doc.get(NETWORK_ROWS_FIELD)]
+        found = await current.documents(es, index, batch, [PLAN_FIELDS.networkRows])
+        unflagged = [
+            doc_id for doc_id, doc in found.items() if not doc.get(PLAN_FIELDS.networkRows)
+        ]
         await _set(es, index, unflagged, source, flagged=True)
 
 
@@ -38,17 +41,17 @@ async def unflag_networks(
     only, so other sources' are as they were)."""
     gone: list[str] = []
     for year, key in sorted(set(keys)):
-        named = {"bool": {"filter": [{"term": {"contractYear": year}}, {"term": {"bidId": key}}]}}
-        query = {"bool": {"filter": [named], "must_not": [{"term": {"source": source}}]}}
+        named = {"bool": {"filter": [{"term": {C.contractYear: year}}, {"term": {C.bidId: key}}]}}
+        query = {"bool": {"filter": [named], "must_not": [{"term": {C.source: source}}]}}
         found = await es.count(index=coverage, query=query, terminate_after=1)
         if not found["count"]:
-            gone.append(plan_doc_id(year, key))
+            gone.append(plan_year_key(year, key))
     for batch in chunked(gone, 1000):
         await _set(es, plans, batch, source, flagged=False)
 
 
 async def _set(es: Any, index: str, ids: list[str], source: str, flagged: bool) -> None:
-    body = orjson.dumps({"doc": {NETWORK_ROWS_FIELD: flagged}})
+    body = orjson.dumps({"doc": {PLAN_FIELDS.networkRows: flagged}})
     origin = Origin(source, 0, "")
     actions: list[Action] = [(action_lines("update", index)(i), body, origin) for i in ids]
     result = await bulk_index(es, actions)

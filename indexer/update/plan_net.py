@@ -56,7 +56,7 @@ _OVERLAY_FIELDS = (F.locations, F.provider, F.networks)
 
 
 async def _listed_before(es: Any, index: str, source: str) -> set[str]:
-    query = {"query": {"term": {"sources": source}}, "_source": False}
+    query = {"query": {"term": {F.sources: source}}, "_source": False}
     return {hit["_id"] async for hit in async_scan(es, index=index, query=query, size=5000)}
 
 

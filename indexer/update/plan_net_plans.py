@@ -14,10 +14,9 @@ from elasticsearch.helpers import async_scan
 
 from core.changes import CHANGED_AT, removal, unstamped
 from core.documents import Json, Plan
-from core.index_contract import plan_document_id
-from core.plan_offers import NETWORK_ROWS_FIELD, ZIPS_FIELD
+from core.index_contract import PLAN_FIELDS
 from core.plan_resources import plans_removals
-from core.plans import plan_key
+from core.plans import plan_key_of, plan_year_key_of
 from indexer.assembly import plan_net
 from indexer.assembly.plan_net_published import published_documents
 from indexer.sources.plan_net import PlanNetDirectory
@@ -38,7 +37,7 @@ async def replace_plans(
     how many removal records it wrote, and the keys of its plans flagged as having a network
     (settled once its rows are: indexer.update.networks)."""
     index = live.indices["plans"]
-    query = {"query": {"term": {"source": directory.source}}}
+    query = {"query": {"term": {PLAN_FIELDS.source: directory.source}}}
     before = {hit["_id"]: hit["_source"] async for hit in async_scan(es, index=index, query=query)}
     every = await every_plan(es, index)
     after = dict(every)  # the plans once written: what the plan-built resources are made of
@@ -49,7 +48,7 @@ async def replace_plans(
     def actions() -> Iterator[Action]:
         """The plans and published resources one by one, then the deletes of what they left."""
         documents: Iterator[tuple[str, Any]] = itertools.chain(
-            ((plan_document_id(p), p) for p in plan_net.plan_documents(directory)),
+            ((plan_year_key_of(p), p) for p in plan_net.plan_documents(directory)),
             published_documents(directory),
         )
         for doc_id, document in documents:
@@ -58,8 +57,8 @@ async def replace_plans(
                 continue  # another source's record of a bid id wins, as in a load
             fresh = unstamped(current.as_indexed(document))
             if "resourceType" not in document:  # a plan: its flag kept until settled
-                fresh[NETWORK_ROWS_FIELD] = bool(old and old.get(NETWORK_ROWS_FIELD))
-                if fresh[NETWORK_ROWS_FIELD]:
+                fresh[PLAN_FIELDS.networkRows] = bool(old and old.get(PLAN_FIELDS.networkRows))
+                if fresh[PLAN_FIELDS.networkRows]:
                     flagged.add(_key(document))
             if old is not None and _compared(fresh) == _compared(unstamped(old)):
                 continue
@@ -89,8 +88,8 @@ async def replace_plans(
 def _compared(doc: Json) -> Json:
     """What tells a plan or a published resource changed: not its ZIPs (not in a stored plan's
     source, core.index_contract), nor its network flag (no part of what /fhir serves)."""
-    return {k: v for k, v in doc.items() if k not in (ZIPS_FIELD, NETWORK_ROWS_FIELD)}
+    return {k: v for k, v in doc.items() if k not in (PLAN_FIELDS.zips, PLAN_FIELDS.networkRows)}
 
 
 def _key(plan: Plan) -> PlanKey:
-    return plan["contractYear"], plan_key(plan["bidId"], plan["payerPlanId"])
+    return plan["contractYear"], plan_key_of(plan)

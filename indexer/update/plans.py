@@ -19,9 +19,10 @@ from elasticsearch.helpers import async_scan
 
 from core.changes import CHANGED_AT, unstamped
 from core.documents import Plan
-from core.index_contract import PLAN_READ_SOURCE, plan_document_id
-from core.plan_offers import NETWORK_ROWS_FIELD, ZIPS_FIELD, OfferedPlanDoc
+from core.index_contract import COVERAGE_FIELDS, PLAN_FIELDS, PLAN_READ_SOURCE
+from core.plan_offers import OfferedPlanDoc
 from core.plan_resources import plans_removals
+from core.plans import plan_year_key_of
 from indexer.assembly.plans import PLAN_FINDER, read_offered_plans
 from indexer.sources.discovery import PlanFiles
 from indexer.update import indexed as current
@@ -38,8 +39,8 @@ async def _indexed_plans(es: Any, index: str, years: set[int]) -> dict[str, dict
         "query": {
             "bool": {
                 "filter": [
-                    {"term": {"source": PLAN_FINDER}},
-                    {"terms": {"contractYear": sorted(years)}},
+                    {"term": {PLAN_FIELDS.source: PLAN_FINDER}},
+                    {"terms": {PLAN_FIELDS.contractYear: sorted(years)}},
                 ]
             }
         },
@@ -51,7 +52,7 @@ async def _indexed_plans(es: Any, index: str, years: set[int]) -> dict[str, dict
 async def every_plan(es: Any, index: str) -> dict[str, Plan]:
     """Every plan of the index (a few hundred; not the published resources beside them)."""
     query = {
-        "query": {"bool": {"must_not": {"exists": {"field": "resourceType"}}}},
+        "query": {"bool": {"must_not": {"exists": {"field": PLAN_FIELDS.resourceType}}}},
         "_source": PLAN_READ_SOURCE,
     }
     return {hit["_id"]: hit["_source"] async for hit in async_scan(es, index=index, query=query)}
@@ -60,7 +61,9 @@ async def every_plan(es: Any, index: str) -> dict[str, Plan]:
 async def _has_rows(es: Any, live: LiveVersion, plan: OfferedPlanDoc) -> bool:
     """Whether any participation row of the plan's year names the plan (a plan new to the
     live version; one it had keeps its flag)."""
-    year, bid = {"term": {"contractYear": plan["contractYear"]}}, {"term": {"bidId": plan["bidId"]}}
+    rows = COVERAGE_FIELDS
+    year = {"term": {rows.contractYear: plan["contractYear"]}}
+    bid = {"term": {rows.bidId: plan["bidId"]}}
     found = await es.count(
         index=live.indices["coverage"], query={"bool": {"filter": [year, bid]}}, terminate_after=1
     )
@@ -82,11 +85,11 @@ async def update_plans(es: Any, sources: PlanFiles, options: UpdateOptions) -> U
         origin = Origin(sources.plans.name, 0, "")
         for plan in plans:
             report.rows_read += 1
-            doc_id = plan_document_id(plan)
+            doc_id = plan_year_key_of(plan)
             old = indexed.pop(doc_id, None)
-            rows = old.get(NETWORK_ROWS_FIELD) if old else await _has_rows(es, live, plan)
-            flagged = {**plan, NETWORK_ROWS_FIELD: bool(rows)}
-            stored = {k: v for k, v in current.as_indexed(flagged).items() if k != ZIPS_FIELD}
+            rows = old.get(PLAN_FIELDS.networkRows) if old else await _has_rows(es, live, plan)
+            flagged = {**plan, PLAN_FIELDS.networkRows: bool(rows)}
+            stored = {k: v for k, v in current.as_indexed(flagged).items() if k != PLAN_FIELDS.zips}
             if old is not None and unstamped(old) == stored:  # ZIPs are not stored: their digest is
                 report.outcomes["unchanged"] += 1
                 continue

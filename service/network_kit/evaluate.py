@@ -28,7 +28,7 @@ class StoredFacts:
     locations: dict[str, list[Location]]  # npi -> its locations
     coverage: list[CoverageDoc]
     # The plan keys whose participation rows of the year name anyone (their plan documents'
-    # flag, core.plan_offers.NETWORK_ROWS_FIELD): a plan without any has no network in the
+    # flag, ``networkRows``): a plan without any has no network in the
     # directory, so it cannot say whether a provider is in it.
     networks: frozenset[str] = frozenset()
 

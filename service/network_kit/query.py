@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from core.documents import Json
+from core.index_contract import COVERAGE_FIELDS as C
 from core.index_contract import IndexNames
 from service.search_kit.limits import MAX_WINDOW
 
@@ -28,9 +29,9 @@ def rows_search(names: IndexNames, year: int, npis: list[str], keys: list[str] |
     """The coverage rows of these NPIs in a plan year: of these plans (``core.plans.plan_key``),
     or of every plan when ``keys`` is None; the whole result window (the request limits keep
     answers below it)."""
-    filters: list[Json] = [{"term": {"contractYear": year}}, {"terms": {"npi": npis}}]
+    filters: list[Json] = [{"term": {C.contractYear: year}}, {"terms": {C.npi: npis}}]
     if keys is not None:
-        filters.append({"terms": {"bidId": keys}})  # rows key their plan by plan_key
+        filters.append({"terms": {C.bidId: keys}})  # rows key their plan by plan_key
     return Search(names.alias("coverage"), {"bool": {"filter": filters}}, MAX_WINDOW)
 
 

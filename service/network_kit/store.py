@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import cast
 
 from core.documents import CoverageDoc, Json, LookupDoc, Plan
+from core.index_contract import PLAN_FIELDS
 from core.lookup_answers import stored_answer, stored_locations
-from core.plan_offers import NETWORK_ROWS_FIELD
 from core.plans import plan_key_of
 from service.errors import BackendUnavailable
 from service.network_kit.evaluate import StoredFacts
@@ -25,12 +25,12 @@ def whole_hits(answer: Json) -> list[Json]:
 
 def _flagged_plans(hits: list[Json]) -> tuple[list[Json], frozenset[str]]:
     """The plans of these hits without their network flag, and the keys of those flagged
-    (``core.plan_offers.NETWORK_ROWS_FIELD``)."""
+    (``networkRows``)."""
     plans: list[Json] = []
     with_network: set[str] = set()
     for hit in hits:
         plan = dict(hit["_source"])
-        if plan.pop(NETWORK_ROWS_FIELD, False):
+        if plan.pop(PLAN_FIELDS.networkRows, False):
             with_network.add(plan_key_of(plan))
         plans.append(plan)
     return plans, frozenset(with_network)

@@ -5,16 +5,9 @@ network kit's searches (``service.network_kit.query``), as the coverage check se
 from __future__ import annotations
 
 from core.documents import Json
-from core.index_contract import IndexNames
-from core.plan_offers import (
-    COUNTIES_FIELD,
-    NETWORK_ROWS_FIELD,
-    OFFER_FIELDS,
-    PREMIUM_FIELD,
-    SPECIAL_NEEDS_FIELD,
-    STARS_FIELD,
-    ZIPS_FIELD,
-)
+from core.index_contract import PLAN_FIELDS as F
+from core.index_contract import STAR_FIELDS, IndexNames
+from core.plan_offers import OFFER_FIELDS
 from service.network_kit.query import Search, multi_search_body, providers_search, rows_search
 from service.plans.models import PlanSearchRequest
 
@@ -24,26 +17,26 @@ MAX_AREA_PLANS = 2_000  # far above the plans offered in any county (Plan Finder
 def offered_here(request: PlanSearchRequest, year: int) -> list[Json]:
     """The plans of the year sold in the asked ZIP or county."""
     area = (
-        {"term": {ZIPS_FIELD: request.zip}}
+        {"term": {F.zips: request.zip}}
         if request.zip is not None
-        else {"term": {COUNTIES_FIELD: request.countyFips}}
+        else {"term": {F.countyFips: request.countyFips}}
     )
-    return [{"term": {"contractYear": year}}, area]
+    return [{"term": {F.contractYear: year}}, area]
 
 
 def asked_filters(request: PlanSearchRequest) -> tuple[list[Json], list[Json]]:
     """The request's filters: (filter, must_not) clauses."""
-    kinds = [{"prefix": {"contractId": kind}} for kind in request.kinds]
+    kinds = [{"prefix": {F.contractId: kind}} for kind in request.kinds]
     filters: list[Json] = [{"bool": {"should": kinds, "minimum_should_match": 1}}]
     must_not: list[Json] = []
     if request.snp == "exclude":
-        must_not.append({"term": {SPECIAL_NEEDS_FIELD: True}})
+        must_not.append({"term": {F.specialNeeds: True}})
     elif request.snp == "only":
-        filters.append({"term": {SPECIAL_NEEDS_FIELD: True}})
+        filters.append({"term": {F.specialNeeds: True}})
     if request.maxMonthlyPremium is not None:
-        filters.append({"range": {PREMIUM_FIELD: {"lte": request.maxMonthlyPremium}}})
+        filters.append({"range": {F.monthlyPremium: {"lte": request.maxMonthlyPremium}}})
     if request.minStars is not None:
-        filters.append({"range": {STARS_FIELD: {"gte": request.minStars}}})
+        filters.append({"range": {STAR_FIELDS.overall: {"gte": request.minStars}}})
     return filters, must_not
 
 
@@ -56,7 +49,7 @@ def plan_searches(
     filters, must_not = asked_filters(request)
     matching = {"bool": {"filter": here + filters, "must_not": must_not}}
     searches = [
-        Search(names.alias("plans"), matching, MAX_AREA_PLANS, [*OFFER_FIELDS, NETWORK_ROWS_FIELD]),
+        Search(names.alias("plans"), matching, MAX_AREA_PLANS, [*OFFER_FIELDS, F.networkRows]),
         Search(names.alias("plans"), {"bool": {"filter": here}}, 0),
     ]
     npis = [item.npi for item in request.npis]

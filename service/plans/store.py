@@ -9,8 +9,9 @@ from typing import cast
 from elasticsearch import AsyncElasticsearch, NotFoundError
 
 from core.documents import Json
-from core.index_contract import IndexNames, plan_doc_id
+from core.index_contract import PLAN_FIELDS, IndexNames
 from core.plan_offers import OFFER_FIELDS, OfferedPlan
+from core.plans import plan_year_key
 from service.network_kit.evaluate import StoredFacts
 from service.network_kit.store import stored_facts, whole_hits
 from service.storage import document_missing, elasticsearch_errors, multi_search
@@ -42,8 +43,8 @@ async def read_plan(
         try:
             source = await es.get_source(
                 index=names.alias("plans"),
-                id=plan_doc_id(year, bid_id),
-                source_includes=[*OFFER_FIELDS, "serviceArea"],
+                id=plan_year_key(year, bid_id),
+                source_includes=[*OFFER_FIELDS, PLAN_FIELDS.serviceArea],
                 realtime=False,
             )
         except NotFoundError as error:

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from core.changes import CHANGED_AT
 from core.index_contract import SEARCH_FIELDS as F
-from core.network import NETWORKS_FIELD
 
 MAX_WINDOW: Final = 10_000  # Elasticsearch's result window: deeper pages need search_after
 MAX_PAGE_SIZE: Final = 100
@@ -16,4 +14,4 @@ CURSOR_LIFE_MINUTES: Final = 5  # a cursor's point in time lives this long after
 # What a hit carries: the answer's provider and locations; FHIR's resources need the in-network
 # periods and the instant the provider last changed too.
 ANSWER_SOURCE: Final = (F.provider, F.locations)
-RESOURCE_SOURCE: Final = (*ANSWER_SOURCE, NETWORKS_FIELD, CHANGED_AT)
+RESOURCE_SOURCE: Final = (*ANSWER_SOURCE, F.networks, F.changedAt)

@@ -25,7 +25,14 @@ from core.index_fields import paths
 
 ROOT = Path(__file__).resolve().parents[2]
 # The modules that build Elasticsearch bodies, checked (directories: every module under them).
-QUERY_MODULES: tuple[str, ...] = ("service/search", "service/search_kit")
+QUERY_MODULES: tuple[str, ...] = (
+    "service/search",
+    "service/search_kit",
+    "service/coverage",
+    "service/plans",
+    "service/network_kit",
+    "indexer/update",
+)
 
 CLAUSES = {"term", "terms", "prefix", "wildcard", "regexp", "fuzzy", "match", "match_phrase"}
 CLAUSES |= {"match_phrase_prefix", "range", "geo_distance", "_geo_distance", "gauss"}
