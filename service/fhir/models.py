@@ -1,5 +1,5 @@
 """What the FHIR API serves: its resource types, what a search parameter is (the table of them:
-service.fhir.parameters) and a parsed search."""
+service.fhir.search.parameters) and a parsed search."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Final, Literal, get_args
 
 from core.documents import EntityType, Json
 from core.index_contract import PLAN_FIELDS
-from service.fhir.subsetting import Subset
+from service.fhir.render.subsetting import Subset
 from service.search_kit.limits import MAX_PAGE_SIZE, MAX_RADIUS_MILES
 
 ResourceType = Literal[
@@ -22,7 +22,7 @@ ResourceType = Literal[
     "Endpoint",
 ]
 RESOURCE_TYPES: Final[tuple[ResourceType, ...]] = get_args(ResourceType)
-# Published by payers' directories and served as they gave them (service.fhir.published).
+# Published by payers' directories and served as they gave them (service.fhir.render.published).
 PUBLISHED_TYPES: Final[tuple[ResourceType, ...]] = ("HealthcareService", "Endpoint")
 # The providers a type's resources are built from (None: not providers, or both kinds).
 ENTITY_TYPES: Final[dict[ResourceType, EntityType | None]] = {
@@ -79,8 +79,8 @@ class Clause:
     values: tuple[str, ...]
     modifier: str | None = None
     prefixes: tuple[str, ...] = ()  # date comparators, one per value ("eq" when none)
-    # A chain resolved across stores (service.fhir.chains): the ``Type/id`` of every target
-    # it matches; None when the chain is answered otherwise (service.fhir.chain_table).
+    # A chain resolved across stores (service.fhir.sources.chains): the ``Type/id`` of every target
+    # it matches; None when the chain is answered otherwise (service.fhir.search.chain_table).
     resolved: tuple[str, ...] | None = None
 
 
@@ -107,7 +107,7 @@ class Search:
     # Given and used, in order, for the self link; and what lenient handling left out.
     applied: tuple[tuple[str, str], ...] = ()
     ignored: tuple[str, ...] = field(default=())
-    # The plan years each network clause names (service.fhir.search resolves them): a role
+    # The plan years each network clause names (service.fhir.searching resolves them): a role
     # matches with an in-network row of one of each tuple's years in force on the day.
     network_keys: tuple[tuple[str, ...], ...] = ()
     # _summary (but count) and _elements: what each resource keeps.

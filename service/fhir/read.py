@@ -12,13 +12,13 @@ from core.network import role_provider_key
 from core.npi import is_provider_key
 from core.plan_resources import county_location_id
 from service.errors import ResourceNotFound
-from service.fhir import store
-from service.fhir.elements import listed
-from service.fhir.hits import hit_of
 from service.fhir.models import PUBLISHED_TYPES, Resource, ResourceType
-from service.fhir.plans import PlanResources
-from service.fhir.published import published_resource
-from service.fhir.resources import location, resources_of, serves
+from service.fhir.render.elements import listed
+from service.fhir.render.plans import PlanResources
+from service.fhir.render.published import published_resource
+from service.fhir.render.resources import location, resources_of, serves
+from service.fhir.sources import store
+from service.fhir.sources.hits import hit_of
 from service.search_kit import store as search_index
 from service.search_kit.limits import RESOURCE_SOURCE
 

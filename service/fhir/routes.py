@@ -11,18 +11,18 @@ from aiohttp import web
 
 from service.errors import ResourceNotFound
 from service.fhir.base import base_url
-from service.fhir.bundle import operation_outcome, searchset
-from service.fhir.capability import (
+from service.fhir.export.routes import EXPORT_ROUTES
+from service.fhir.models import FHIR_JSON, FHIR_PREFIX, Resource, ResourceType
+from service.fhir.read import read_resource
+from service.fhir.render.bundle import operation_outcome, searchset
+from service.fhir.render.capability import (
     TEXT_SEARCH_PARAMETER_ID,
     capability_statement,
     text_search_parameter,
 )
-from service.fhir.export_routes import EXPORT_ROUTES
-from service.fhir.models import FHIR_JSON, FHIR_PREFIX, Resource, ResourceType
-from service.fhir.query_string import read_search, read_subset
-from service.fhir.read import read_resource
-from service.fhir.search import search_resources
-from service.fhir.subsetting import subsetted
+from service.fhir.render.subsetting import subsetted
+from service.fhir.search.query_string import read_search, read_subset
+from service.fhir.searching import search_resources
 from service.web.contract import Feature, Route
 from service.web.keys import ES, INDEX_NAMES, TODAY
 from service.web.middleware import allows_anonymous, requires_scope

@@ -1,5 +1,5 @@
 """Bulk Data ``$export`` (HL7 Bulk Data Access IG 2.0), the pure part: the job a kick-off
-(service.fhir.export_request) becomes, its manifest, and the query of one output file's page.
+(service.fhir.export.request) becomes, its manifest, and the query of one output file's page.
 
 An export is a snapshot: an Elasticsearch point in time (PIT) opened at kick-off on the
 aliases' current indices, one per alias read. Each output file is one slice of one type's query
@@ -16,8 +16,8 @@ from core.changes import CHANGED_AT, REMOVED_AT, instant
 from core.documents import Json
 from core.index_contract import IndexKind
 from service.fhir.models import PUBLISHED_TYPES, ResourceType, Search
-from service.fhir.published import PUBLISHED_SOURCE
-from service.fhir.query import build_query
+from service.fhir.search.published_query import PUBLISHED_SOURCE
+from service.fhir.search.query import build_query
 from service.search_kit.limits import RESOURCE_SOURCE
 
 DELETED: Final = "deleted"  # the manifest's list of removals, and their file's name

@@ -1,5 +1,5 @@
 """Bulk Data ``$bulk-publish``: the static form of the whole directory. Its manifest is an export
-of every type (``service.fhir.export``) named by the last finished load or update (the
+of every type (``service.fhir.export.export``) named by the last finished load or update (the
 publication record, core.publication), kicked off by the first request after it; its files are
 that export's, so they stream as any export's do. A file outlives its manifest by the export's
 lifetime (the grace period the IG asks for), then answers 404."""
@@ -15,8 +15,8 @@ from core.documents import Json
 from core.index_contract import IndexNames
 from core.publication import PUBLICATION_ID, Publication, publication_key
 from service.errors import ResourceNotFound
-from service.fhir.export import kick_off, live_job
-from service.fhir.export_request import EXPORT_TYPES, ExportRequest
+from service.fhir.export.export import kick_off, live_job
+from service.fhir.export.request import EXPORT_TYPES, ExportRequest
 from service.storage import elasticsearch_errors
 
 PUBLICATION = "$bulk-publish"

@@ -1,10 +1,11 @@
 """A Location search across both stores Locations live in: the practice sites of the search
-index (a page of hits expanded, service.fhir.expanded_search), then the counties the plans are
-sold in (built from the plans, service.fhir.plans, and matched in memory, service.fhir.memory).
+index (a page of hits expanded, service.fhir.sources.expanded), then the counties the plans are
+sold in (built from the plans, service.fhir.render.plans, and matched in memory,
+service.fhir.sources.memory).
 A page past the practice sites says so in its cursor (``paging.PLAN_PHASE``) with how many
 counties were given, so every match is on exactly one page; ``_summary=count`` counts both.
 
-What a county Location holds decides which parameters it can satisfy (service.fhir.plans
+What a county Location holds decides which parameters it can satisfy (service.fhir.render.plans
 ``search_terms``); one it cannot satisfy leaves every county out:
 
 =====================================  ==================================================
@@ -39,13 +40,13 @@ from datetime import date
 from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import IndexNames
-from service.fhir import store
-from service.fhir.bundle import Page
-from service.fhir.expanded_search import expanded_page, expanded_total
-from service.fhir.memory import found_in_memory
 from service.fhir.models import Resource, Search
-from service.fhir.paging import PLAN_PHASE, decode_cursor, encode_cursor
-from service.fhir.plans import PlanResources
+from service.fhir.render.bundle import Page
+from service.fhir.render.plans import PlanResources
+from service.fhir.search.paging import PLAN_PHASE, decode_cursor, encode_cursor
+from service.fhir.sources import store
+from service.fhir.sources.expanded import expanded_page, expanded_total
+from service.fhir.sources.memory import found_in_memory
 
 COVERAGE_AREA = "InsurancePlan:coverage-area"
 # The parameters a county can satisfy (the table above): any other leaves every county out.

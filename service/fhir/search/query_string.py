@@ -14,7 +14,6 @@ from datetime import date, datetime
 from typing import cast
 
 from service.errors import InvalidInput
-from service.fhir.include_table import INCLUDES, REVINCLUDES
 from service.fhir.models import (
     DEFAULT_COUNT,
     DEFAULT_NEAR_MILES,
@@ -28,8 +27,9 @@ from service.fhir.models import (
     ResourceType,
     Search,
 )
-from service.fhir.parameters import CONTROL_PARAMETERS, PARAMETERS
-from service.fhir.subsetting import SUMMARIES, Subset, Summary
+from service.fhir.render.subsetting import SUMMARIES, Subset, Summary
+from service.fhir.search.include_table import INCLUDES, REVINCLUDES
+from service.fhir.search.parameters import CONTROL_PARAMETERS, PARAMETERS
 from service.search_kit.limits import MAX_TEXT_LENGTH
 
 MODIFIERS = {"string": ("exact", "contains"), "token": (), "reference": (), "date": ()}

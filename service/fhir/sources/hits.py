@@ -8,7 +8,7 @@ from datetime import date
 from core.documents import Json, Location
 from core.lookup_answers import answer_order
 from core.network import keys_in_force
-from service.fhir.elements import ListedProvider, listed
+from service.fhir.render.elements import ListedProvider, listed
 
 
 @dataclass(frozen=True)

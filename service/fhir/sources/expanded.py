@@ -14,13 +14,13 @@ from elasticsearch import AsyncElasticsearch
 from core.documents import Json, Location
 from core.index_contract import IndexNames
 from core.network import keys_in_force, role_id
-from service.fhir.bundle import Page
-from service.fhir.hits import Hit, hit_of
-from service.fhir.includes import brought_along
 from service.fhir.models import Resource, Search
-from service.fhir.paging import decode_cursor, encode_cursor
-from service.fhir.query import build_query, location_matches, miles_inside_near
-from service.fhir.resources import location, practitioner_roles
+from service.fhir.render.bundle import Page
+from service.fhir.render.includes import brought_along
+from service.fhir.render.resources import location, practitioner_roles
+from service.fhir.search.paging import decode_cursor, encode_cursor
+from service.fhir.search.query import build_query, location_matches, miles_inside_near
+from service.fhir.sources.hits import Hit, hit_of
 from service.search_kit import store as search_index
 from service.search_kit.geo import sorted_miles
 

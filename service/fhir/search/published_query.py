@@ -1,6 +1,7 @@
 """Searches of what payers' directories publish (HealthcareService, Endpoint): a search -> the
-plans index's query body, and a hit -> its resource (pure). Their documents hold the resource as
-served and ``terms``, what each parameter matches (core.fhir_terms.term)."""
+plans index's query body (pure). Their documents hold the resource as served and ``terms``, what
+each parameter matches (core.fhir_terms.term); a hit -> its resource is
+service.fhir.render.published."""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ from core.documents import Json
 from core.fhir_terms import term
 from core.index_contract import PLAN_FIELDS
 from core.text import normalize
-from service.fhir.date_search import instant_query
-from service.fhir.models import TERMS, Clause, Resource, Search
-from service.fhir.parameters import TARGETS
-from service.fhir.query import NOTHING, reference_id
+from service.fhir.models import TERMS, Clause, Search
+from service.fhir.search.date_search import instant_query
+from service.fhir.search.parameters import TARGETS
+from service.fhir.search.query import NOTHING, reference_id
 
 PUBLISHED_SOURCE = ["resource", CHANGED_AT]
 
@@ -87,19 +88,3 @@ def organization_query(kinds: list[str], organizations: list[str], size: int) ->
         "size": size,
         "_source": PUBLISHED_SOURCE,
     }
-
-
-def published_resource(hit: Json) -> Resource:
-    """The resource as stored, last updated when it last changed in this directory (what the
-    payer's own ``meta.lastUpdated`` said is not what ``_lastUpdated`` compares)."""
-    source = hit["_source"]
-    resource: Resource = source["resource"]
-    resource["meta"] = {**resource["meta"], "lastUpdated": source[CHANGED_AT]}
-    return resource
-
-
-def references(resource: Resource, element: str) -> list[str]:
-    """The ``Type/id`` references of one element (a list or a single reference)."""
-    value = resource.get(element)
-    found = value if isinstance(value, list) else [value] if isinstance(value, dict) else []
-    return [r["reference"] for r in found if isinstance(r, dict) and "reference" in r]

@@ -40,7 +40,7 @@ _STATE = Param("string", F.states, "address.state", per_location=True)
 _POSTAL = Param("string", F.postalCodes, "address.postalCode", per_location=True)
 _NEAR = Param("special", None, "position", per_location=True)
 _TEXT = Param("special", None, "(the /v2 search's reading of free text)")
-# Answered from the plans (service.fhir.plans): a provider has none of these.
+# Answered from the plans (service.fhir.render.plans): a provider has none of these.
 _PAYER = Param("reference", None, "ownedBy")
 _NETWORK = Param("reference", None, "extension('network-reference').value")
 
@@ -117,7 +117,7 @@ PARAMETERS: Final[dict[ResourceType, dict[str, Param]]] = {
         "_id": Param("token", F.locationIds, "Resource.id", per_location=True),
         "_lastUpdated": _LAST_UPDATED,
         # A practice site is built from a provider's address: it has no identifier of its own;
-        # a county (service.fhir.location_search) has its FIPS code.
+        # a county (service.fhir.sources.locations) has its FIPS code.
         "identifier": Param("token", None, "identifier"),
         "address": _ADDRESS,
         "address-city": _CITY,

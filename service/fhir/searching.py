@@ -4,11 +4,11 @@ next page starts.
 
 Practitioner and provider Organizations are one resource per provider: a page is a page of
 hits. A Location search matches the locations of a hit one by one, a PractitionerRole search
-gives a role per network of a hit (their pages are in ``service.fhir.expanded_search``).
+gives a role per network of a hit (their pages are in ``service.fhir.sources.expanded``).
 InsurancePlans, payers, networks and the counties plans are sold in are built from the few
 plans and searched in memory; an Organization search gives providers first, then payers and
 networks, a Location search practice sites first, then counties
-(``service.fhir.location_search``).
+(``service.fhir.sources.locations``).
 ``_text`` asks the /v2 search (service.search), which reads free text as people write it.
 """
 
@@ -23,13 +23,6 @@ from pydantic import ValidationError
 from core.index_contract import IndexNames
 from core.plan_resources import network_id
 from service.errors import InvalidInput
-from service.fhir import store
-from service.fhir.bundle import Page
-from service.fhir.expanded_search import expanded_page, role_networks
-from service.fhir.hits import Hit, hit_of
-from service.fhir.includes import brought_along, plan_references
-from service.fhir.location_search import location_page
-from service.fhir.memory import found_in_memory, network_keys
 from service.fhir.models import (
     ENTITY_TYPES,
     PUBLISHED_TYPES,
@@ -38,11 +31,23 @@ from service.fhir.models import (
     Resource,
     Search,
 )
-from service.fhir.paging import PLAN_PHASE, decode_cursor, encode_cursor
-from service.fhir.plans import PlanResources
-from service.fhir.published_search import published_naming, published_page
-from service.fhir.query import NETWORK_PARAMETER, build_query, members_query, miles_inside_near
-from service.fhir.resources import practitioner_roles, resources_of
+from service.fhir.render.bundle import Page
+from service.fhir.render.includes import brought_along, plan_references
+from service.fhir.render.plans import PlanResources
+from service.fhir.render.resources import practitioner_roles, resources_of
+from service.fhir.search.paging import PLAN_PHASE, decode_cursor, encode_cursor
+from service.fhir.search.query import (
+    NETWORK_PARAMETER,
+    build_query,
+    members_query,
+    miles_inside_near,
+)
+from service.fhir.sources import store
+from service.fhir.sources.expanded import expanded_page, role_networks
+from service.fhir.sources.hits import Hit, hit_of
+from service.fhir.sources.locations import location_page
+from service.fhir.sources.memory import found_in_memory, network_keys
+from service.fhir.sources.published import published_naming, published_page
 from service.search.models import SearchRequest
 from service.search.places import LatLng
 from service.search.search import question_hits

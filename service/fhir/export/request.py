@@ -5,7 +5,7 @@ The server does ``_type``, ``_since`` and ``_outputFormat`` (NDJSON). Any other 
 (``_typeFilter``, ``_elements``, ``patient``, ``includeAssociatedData``, anything unknown) and a
 ``_type`` it does not export are refused with an OperationOutcome 400, as the IG asks, unless
 the client sent ``Prefer: handling=lenient``: then they are ignored, and the manifest's
-``error`` array names each (service.fhir.export_job).
+``error`` array names each (service.fhir.export.job).
 """
 
 from __future__ import annotations

@@ -15,8 +15,8 @@ from elasticsearch import AsyncElasticsearch
 from core.changes import CHANGED_AT, instant
 from core.documents import Json
 from core.index_contract import IndexNames
-from service.fhir import export_store as store
-from service.fhir.export_job import (
+from service.fhir.export import store as store
+from service.fhir.export.job import (
     DELETED,
     ERRORS,
     JOB_LIFETIME_SECONDS,
@@ -33,13 +33,13 @@ from service.fhir.export_job import (
     transaction_time,
     type_query,
 )
-from service.fhir.export_request import ExportRequest
-from service.fhir.hits import hit_of
+from service.fhir.export.request import ExportRequest
 from service.fhir.models import Resource, ResourceType
-from service.fhir.plans import PlanRecord, PlanResources
-from service.fhir.published import published_resource
-from service.fhir.resources import location, resources_of
-from service.fhir.store import plan_records
+from service.fhir.render.plans import PlanRecord, PlanResources
+from service.fhir.render.published import published_resource
+from service.fhir.render.resources import location, resources_of
+from service.fhir.sources.hits import hit_of
+from service.fhir.sources.store import plan_records
 
 KEEP_ALIVE = f"{JOB_LIFETIME_SECONDS}s"
 

@@ -1,6 +1,6 @@
 """What ``_include`` and ``_revinclude`` bring along (pure). The pairs between a provider's
 resources join one hit, so they come from it without another read; networks and payers come
-from the plans' resources (service.fhir.plans), found by reference in ``plans``."""
+from the plans' resources (service.fhir.render.plans), found by reference in ``plans``."""
 
 from __future__ import annotations
 
@@ -8,16 +8,16 @@ from collections.abc import Mapping, Sequence
 
 from core.documents import Location
 from core.plan_resources import network_id
-from service.fhir.elements import ListedProvider
-from service.fhir.include_table import NAMED_BY_NOTHING, POINTING_NOWHERE
 from service.fhir.models import Resource, Search
-from service.fhir.resources import (
+from service.fhir.render.elements import ListedProvider
+from service.fhir.render.resources import (
     location,
     organization,
     organization_affiliation,
     practitioner,
     practitioner_roles,
 )
+from service.fhir.search.include_table import NAMED_BY_NOTHING, POINTING_NOWHERE
 
 PlanIndex = Mapping[str, Resource]  # "Organization/id" -> a payer or network
 PLAN_INCLUDES = {
@@ -26,8 +26,8 @@ PLAN_INCLUDES = {
     "Organization:partof": "partOf",
     "InsurancePlan:coverage-area": "coverageArea",
 }
-# Brought along by another step: published resources (service.fhir.published_search), a
-# payer's plans and a network's roles (service.fhir.search).
+# Brought along by another step: published resources (service.fhir.sources.published), a
+# payer's plans and a network's roles (service.fhir.searching).
 ELSEWHERE = frozenset(
     {
         "HealthcareService:organization",

@@ -12,7 +12,7 @@ from core.changes import CHANGED_AT_MAPPING
 from core.documents import Json
 from core.index_contract import LOCK_ID, IndexNames
 from service.errors import BackendUnavailable, NotFoundInput
-from service.fhir.store import EVERY_PLAN
+from service.fhir.sources.store import EVERY_PLAN
 from service.storage import ALLOW_PARTIAL_RESULTS, elasticsearch_errors
 
 JOBS_WHAT = "the export jobs index"

@@ -13,10 +13,10 @@ from aiohttp import web
 
 from service.errors import ResourceNotFound
 from service.fhir.base import base_url
-from service.fhir.export import cancel, file_lines, kick_off, live_job
-from service.fhir.export_job import file_exists, manifest, publish_manifest
-from service.fhir.export_request import NDJSON, read_kick_off
-from service.fhir.publish import published_job
+from service.fhir.export.export import cancel, file_lines, kick_off, live_job
+from service.fhir.export.job import file_exists, manifest, publish_manifest
+from service.fhir.export.publish import published_job
+from service.fhir.export.request import NDJSON, read_kick_off
 from service.web.contract import Route
 from service.web.keys import ES, INDEX_NAMES, SETTINGS, TODAY
 from service.web.middleware import allows_anonymous, requires_scope

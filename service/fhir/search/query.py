@@ -18,10 +18,10 @@ from core.plan_net_codes import (
     PROVIDER_ROLE_SYSTEM,
 )
 from core.text import normalize
-from service.fhir.date_search import instant_query
-from service.fhir.elements import PROVIDER_ORGANIZATION
 from service.fhir.models import ENTITY_TYPES, Clause, Near, Search
-from service.fhir.parameters import NPI_IDENTIFIER, PROVIDER_TYPE, ROLE_ID, TARGETS
+from service.fhir.render.elements import PROVIDER_ORGANIZATION
+from service.fhir.search.date_search import instant_query
+from service.fhir.search.parameters import NPI_IDENTIFIER, PROVIDER_TYPE, ROLE_ID, TARGETS
 from service.search_kit.filters import entity_filter
 from service.search_kit.geo import distance_sort, miles_inside, radius_filter
 from service.search_kit.limits import RESOURCE_SOURCE

@@ -1,5 +1,5 @@
-"""A search over the few resources built from the plans (``service.fhir.plans``), evaluated in
-memory with the same meaning the query gives each parameter type (pure)."""
+"""A search over the few resources built from the plans (``service.fhir.render.plans``),
+evaluated in memory with the same meaning the query gives each parameter type (pure)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from core.fhir_terms import matches
-from service.fhir.date_search import instant_matches
 from service.fhir.models import Clause, Resource, Search
-from service.fhir.parameters import PARAMETERS, TARGETS
-from service.fhir.plans import PlanResources, network, search_terms
-from service.fhir.query import reference_id
+from service.fhir.render.plans import PlanResources, network, search_terms
+from service.fhir.search.date_search import instant_matches
+from service.fhir.search.parameters import PARAMETERS, TARGETS
+from service.fhir.search.query import reference_id
 
 Index = Mapping[str, Resource]  # "Type/id" -> resource, to follow chains
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 from typing import Final
 
 from core.plan_net_codes import PLAN_NET_IG, profile
-from service.fhir.chain_table import MAX_CHAIN_TARGETS
-from service.fhir.include_table import INCLUDES, REVINCLUDES
 from service.fhir.models import (
     DEFAULT_COUNT,
     FHIR_JSON,
@@ -18,7 +16,9 @@ from service.fhir.models import (
     Resource,
     ResourceType,
 )
-from service.fhir.parameters import PARAMETERS
+from service.fhir.search.chain_table import MAX_CHAIN_TARGETS
+from service.fhir.search.include_table import INCLUDES, REVINCLUDES
+from service.fhir.search.parameters import PARAMETERS
 
 TEXT_SEARCH_PARAMETER_ID: Final = "provider-directory-text"
 PLAN_NET_GUIDE: Final = PLAN_NET_IG + "/ImplementationGuide/hl7.fhir.us.davinci-pdex-plan-net"

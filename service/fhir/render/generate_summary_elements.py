@@ -1,7 +1,7 @@
 """Writes summary_elements.py: the top-level elements of each served type FHIR marks isSummary
 and those it makes mandatory (min >= 1), read from ``fhir.resources``' R4B models.
 
-Run ``python -m service.fhir.generate_summary_elements`` after upgrading ``fhir.resources``.
+Run ``python -m service.fhir.render.generate_summary_elements`` after upgrading ``fhir.resources``.
 R4 and R4B agree on these flags for the served types (checked against R4's base
 StructureDefinitions); R4B's models leave a mandatory list's minimum out (Endpoint's
 ``payloadType``): a field without a default is mandatory too.

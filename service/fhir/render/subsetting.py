@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from core.documents import Json
-from service.fhir.summary_elements import MANDATORY, SUMMARY
+from service.fhir.render.summary_elements import MANDATORY, SUMMARY
 
 Summary = Literal["true", "text", "data", "false"]
 SUMMARIES: Final = ("true", "text", "data", "false")

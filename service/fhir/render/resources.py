@@ -30,7 +30,8 @@ from core.plan_net_codes import (
     provider_role,
 )
 from core.plan_resources import network_id
-from service.fhir.elements import (
+from service.fhir.models import Resource, ResourceType
+from service.fhir.render.elements import (
     DATA_ABSENT,
     GENDERS,
     PROVIDER_ORGANIZATION,
@@ -48,7 +49,6 @@ from service.fhir.elements import (
     taxonomy,
     telecom,
 )
-from service.fhir.models import Resource, ResourceType
 
 
 def identifiers(provider: ListedProvider) -> list[Resource]:

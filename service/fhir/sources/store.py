@@ -8,8 +8,8 @@ from elasticsearch import AsyncElasticsearch
 from core.changes import CHANGED_AT
 from core.documents import Json
 from core.index_contract import PLAN_READ_SOURCE, IndexNames
-from service.fhir.plans import PlanRecord
-from service.fhir.published import PUBLISHED_SOURCE
+from service.fhir.render.plans import PlanRecord
+from service.fhir.search.published_query import PUBLISHED_SOURCE
 from service.search_kit.limits import MAX_WINDOW, RESOURCE_SOURCE
 from service.search_kit.store import documents
 from service.storage import elasticsearch_errors, search_whole

@@ -3,7 +3,7 @@ Organization that owns it, and the plan's network Organization, which the Practi
 the providers with an in-network coverage row of that plan year reference.
 
 The plans index holds a few hundred plans, so these resources are built from all of them and
-searched in memory (``service.fhir.memory``) rather than through a query per parameter.
+searched in memory (``service.fhir.sources.memory``) rather than through a query per parameter.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from core.plan_resources import (
     year_key,
 )
 from core.text import normalize
-from service.fhir.elements import DATA_ABSENT, reference
 from service.fhir.models import Resource
+from service.fhir.render.elements import DATA_ABSENT, reference
 
 PRODUCT_TYPE_SYSTEM = CODE_SYSTEMS + "InsuranceProductTypeCS"
 MEDICARE_ADVANTAGE = ("mediadv", "Medicare Advantage")
@@ -180,7 +180,7 @@ def search_terms(resource: Resource) -> dict[str, list[str]]:
             terms[name] = [resource[element]["reference"]]
     terms["coverage-area"] = [area["reference"] for area in resource.get("coverageArea", [])]
     if resource["resourceType"] == "Location":  # a county: what its address parameters match
-        # (service.fhir.location_search's table): its parts, or the whole, as a site's address
+        # (service.fhir.sources.locations's table): its parts, or the whole, as a site's address
         address = resource["address"]
         parts = [normalize(address["district"]), normalize(address["state"])]
         terms["address-state"] = parts[1:]

@@ -8,19 +8,15 @@ from datetime import date
 from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import IndexNames
-from service.fhir import store
-from service.fhir.bundle import Page
-from service.fhir.chains import resolve_chains
-from service.fhir.hits import hit_of
 from service.fhir.models import Resource, Search
-from service.fhir.paging import decode_cursor, encode_cursor
-from service.fhir.published import (
-    organization_query,
-    published_query,
-    published_resource,
-    references,
-)
-from service.fhir.resources import organization
+from service.fhir.render.bundle import Page
+from service.fhir.render.published import published_resource, references
+from service.fhir.render.resources import organization
+from service.fhir.search.paging import decode_cursor, encode_cursor
+from service.fhir.search.published_query import organization_query, published_query
+from service.fhir.sources import store
+from service.fhir.sources.chains import resolve_chains
+from service.fhir.sources.hits import hit_of
 
 MAX_REVINCLUDED = 1000  # published resources brought along by one page of organisations
 _ORGANIZATION_OF = {

@@ -10,11 +10,11 @@ answered (ROUTES):
   organisation and an affiliation's participating organisation are the provider itself), so no
   other store can hold it: a county (a plans Location) is nobody's practice site, and payers
   and networks manage no site.
-- ``plans``: in memory, over the plans-built resources (service.fhir.memory): a network, a
+- ``plans``: in memory, over the plans-built resources (service.fhir.sources.memory): a network, a
   payer and a county live only there (an InsurancePlan's ownedBy and coverageArea, a network's
   partOf, a role's or an affiliation's network never point at what the search index holds).
-- ``stores``: resolved (service.fhir.chains): the targets matching ``tail`` are found in every
-  store their type lives in, then the resources naming one of them. A payer publishes
+- ``stores``: resolved (service.fhir.sources.chains): the targets matching ``tail`` are found
+  in every store their type lives in, then the resources naming one of them. A payer publishes
   HealthcareServices and Endpoints (plans index) naming provider organisations (search index)
   and its endpoints (plans index).
 - ``terms``: the published document's own terms (indexer.assembly.plan_net_published): a
@@ -32,9 +32,9 @@ from typing import Final, Literal
 from core.documents import Json
 from core.index_contract import PLAN_FIELDS
 from service.fhir.models import Clause, ResourceType, Search
-from service.fhir.parameters import PARAMETERS, TARGETS
-from service.fhir.published import published_query
-from service.fhir.query import build_query
+from service.fhir.search.parameters import PARAMETERS, TARGETS
+from service.fhir.search.published_query import published_query
+from service.fhir.search.query import build_query
 
 # The most targets a chain resolves to, and the most published resources read to learn which
 # targets they name (within Elasticsearch's result window): past both, the search is refused.

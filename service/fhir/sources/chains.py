@@ -1,5 +1,5 @@
 """Chained parameters resolved across every store their target lives in (the ``stores`` route
-of service.fhir.chain_table): ``Endpoint?organization.address=x`` finds the Organizations
+of service.fhir.search.chain_table): ``Endpoint?organization.address=x`` finds the Organizations
 whose address matches x in the search index (providers) and in the plans (payers, networks),
 then the Endpoints naming one of them.
 
@@ -22,8 +22,10 @@ from core.documents import Json
 from core.index_contract import IndexNames
 from core.npi import is_provider_key
 from service.errors import InvalidInput
-from service.fhir import store
-from service.fhir.chain_table import (
+from service.fhir.models import Clause, ResourceType, Search
+from service.fhir.render.plans import PlanResources
+from service.fhir.render.published import references
+from service.fhir.search.chain_table import (
     LIVES_IN,
     MAX_CHAIN_TARGETS,
     REFERENCE_ELEMENTS,
@@ -34,11 +36,9 @@ from service.fhir.chain_table import (
     published_targets_query,
     route,
 )
-from service.fhir.memory import found_in_memory
-from service.fhir.models import Clause, ResourceType, Search
-from service.fhir.parameters import TARGETS
-from service.fhir.plans import PlanResources
-from service.fhir.published import references
+from service.fhir.search.parameters import TARGETS
+from service.fhir.sources import store
+from service.fhir.sources.memory import found_in_memory
 from service.search_kit import store as search_index
 
 
