@@ -8,7 +8,6 @@ from typing import Final, Literal, get_args
 
 from core.documents import EntityType, Json
 from core.index_contract import PLAN_FIELDS
-from service.fhir.render.subsetting import Subset
 from service.search_kit.limits import MAX_PAGE_SIZE, MAX_RADIUS_MILES
 
 ResourceType = Literal[
@@ -35,6 +34,10 @@ ENTITY_TYPES: Final[dict[ResourceType, EntityType | None]] = {
     "HealthcareService": None,
     "Endpoint": None,
 }
+Summary = Literal["true", "text", "data", "false"]
+SUMMARIES: Final = ("true", "text", "data", "false")
+# Plan-Net 1.1.0 OrgTypeCS has no "prov" (1.0.0 had): a provider organisation is a provider group.
+PROVIDER_ORGANIZATION: Final = ("prvgrp", "Provider Group")
 TERMS = PLAN_FIELDS.terms  # their parameters match the document's ``terms`` (core.fhir_terms.term)
 ParamType = Literal["token", "string", "date", "reference", "special"]
 Resource = Json  # a FHIR resource (or element) as JSON
@@ -54,6 +57,18 @@ NEAR_UNITS: Final = {
     "km": (0.621371, "km"),
     "m": (0.000621371, "m"),
 }
+
+
+@dataclass(frozen=True)
+class Subset:
+    """What a resource is reduced to: a summary, or the top-level elements named."""
+
+    summary: Summary = "false"
+    elements: tuple[str, ...] = ()
+
+    @property
+    def whole(self) -> bool:
+        return self.summary == "false" and not self.elements
 
 
 @dataclass(frozen=True)

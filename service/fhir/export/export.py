@@ -19,6 +19,7 @@ from service.fhir.export import store as store
 from service.fhir.export.job import (
     DELETED,
     ERRORS,
+    HIT_FILES,
     JOB_LIFETIME_SECONDS,
     PLAN_BUILT_TYPES,
     alias_of,
@@ -35,10 +36,10 @@ from service.fhir.export.job import (
 )
 from service.fhir.export.request import ExportRequest
 from service.fhir.models import Resource, ResourceType
+from service.fhir.render.hits import hit_of
 from service.fhir.render.plans import PlanRecord, PlanResources
 from service.fhir.render.published import published_resource
-from service.fhir.render.resources import location, resources_of
-from service.fhir.sources.hits import hit_of
+from service.fhir.resource_types import SERVED
 from service.fhir.sources.store import plan_records
 
 KEEP_ALIVE = f"{JOB_LIFETIME_SECONDS}s"
@@ -67,7 +68,7 @@ async def kick_off(
     files: dict[str, int] = {}
     with store.opened_just_now():
         for kind in asked.types:
-            if kind == "InsurancePlan":
+            if HIT_FILES[kind] is None:
                 files[kind] = 0  # its one file is plan-built
                 continue
             query = type_query(kind, asked.since, today.isoformat())
@@ -132,12 +133,10 @@ async def sweep(es: AsyncElasticsearch, names: IndexNames) -> None:
 
 def _resources(kind: ResourceType, raw: Json, today: date) -> list[Resource]:
     """The resources one document gives a type's file (rendered as /fhir search renders them)."""
-    if alias_of(kind) == "plans":
+    rendered = SERVED[kind].rendered
+    if rendered is None:  # published: stored as served
         return [published_resource(raw)]
-    hit = hit_of(raw, today)
-    if kind == "Location":
-        return [location(hit.provider, place) for place in hit.locations]
-    return resources_of(kind, hit.provider, hit.locations, hit.networks)
+    return rendered.of(hit_of(raw, today))
 
 
 async def file_lines(
@@ -191,11 +190,8 @@ def _plan_built(kind: ResourceType, records: list[PlanRecord], since: str | None
     """A type's plan-built resources (payers and networks, InsurancePlans, or counties), built
     from every plan; with ``_since``, those a plan changed at or after it is built into."""
 
-    def of(built: PlanResources) -> list[Resource]:
-        if kind == "Location":
-            return built.areas
-        return built.organizations if kind == "Organization" else built.insurance_plans
-
+    of = SERVED[kind].plan_built
+    assert of is not None  # only plan-built types have such a file
     every = of(PlanResources(records))
     if since is None:
         return every

@@ -15,6 +15,7 @@ from typing import Any, Final
 from core.changes import CHANGED_AT, REMOVED_AT, instant
 from core.documents import Json
 from core.index_contract import IndexKind
+from service.fhir.export.request import PROVIDER_TYPES
 from service.fhir.models import PUBLISHED_TYPES, ResourceType, Search
 from service.fhir.search.published_query import PUBLISHED_SOURCE
 from service.fhir.search.query import build_query
@@ -29,14 +30,25 @@ PLAN_BUILT_TYPES: Final[tuple[ResourceType, ...]] = ("Organization", "InsuranceP
 JOB_LIFETIME_SECONDS: Final = 3_600
 
 
+# The index kind a type's hit files read: the search documents, or what payers publish (in the
+# plans index); None for a type with plan-built files only.
+HIT_FILES: Final[dict[ResourceType, IndexKind | None]] = {
+    **dict.fromkeys(PROVIDER_TYPES, "search"),
+    **dict.fromkeys(PUBLISHED_TYPES, "plans"),
+    "InsurancePlan": None,
+}
+
+
 def alias_of(kind: ResourceType) -> IndexKind:
     """The index kind a type's hit files read."""
-    return "plans" if kind in PUBLISHED_TYPES else "search"
+    alias = HIT_FILES[kind]
+    assert alias is not None  # a type without hit files has no page of hits
+    return alias
 
 
 def aliases_of(kind: ResourceType) -> set[IndexKind]:
     """The index kinds a type's files read (its hits, and the plans it is built from)."""
-    hits: set[IndexKind] = {alias_of(kind)} if kind != "InsurancePlan" else set()
+    hits: set[IndexKind] = {alias for alias in (HIT_FILES[kind],) if alias is not None}
     return hits | ({"plans"} if kind in PLAN_BUILT_TYPES else set())
 
 
@@ -75,7 +87,7 @@ def changed_since(field: str, since: datetime) -> Json:
 
 def type_query(kind: ResourceType, since: datetime | None, today_iso: str) -> Json:
     """The query of every document a type's resources are built from (changed after ``since``)."""
-    if kind in PUBLISHED_TYPES:
+    if HIT_FILES[kind] == "plans":  # published: each document is one resource of its type
         filters: list[Json] = [{"term": {"resourceType": kind}}]
     else:
         body = build_query(Search(kind=kind), 0, None, date.fromisoformat(today_iso))
@@ -112,12 +124,13 @@ def job_since(job: Json) -> datetime | None:
     return datetime.fromisoformat(since) if since else None
 
 
-def file_exists(job: Json, kind: str, part: int) -> bool:
-    if kind == DELETED:
+def file_exists(job: Json, name: str, part: int) -> bool:
+    """``name``: a type, DELETED or ERRORS."""
+    if name == DELETED:
         return part == 0 and DELETED in job["pits"]
-    if kind == ERRORS:
+    if name == ERRORS:
         return part == 0 and bool(job.get("ignored"))
-    return kind in job["files"] and 0 <= part < parts(job, kind)
+    return name in job["files"] and 0 <= part < parts(job, name)
 
 
 def removals_query(types: tuple[ResourceType, ...], since: datetime) -> Json:

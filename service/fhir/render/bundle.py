@@ -7,8 +7,8 @@ from urllib.parse import urlencode
 
 import orjson
 
-from service.fhir.models import NEAR_UNITS, Near, Resource, Search
-from service.fhir.render.subsetting import Subset, subsetted
+from service.fhir.models import NEAR_UNITS, Near, Resource, Search, Subset
+from service.fhir.render.subsetting import subsetted
 from service.statuses import fhir_issue
 
 LOCATION_DISTANCE = "http://hl7.org/fhir/StructureDefinition/location-distance"

@@ -33,8 +33,6 @@ _ACCEPTING: dict[NewPatients, tuple[str, str]] = {
     "existing_patients_and_family": ("existptfam", "Accepting existing patients and families"),
     "not_accepting": ("nopt", "Not Accepting"),
 }
-# Plan-Net 1.1.0 OrgTypeCS has no "prov" (1.0.0 had): a provider organisation is a provider group.
-PROVIDER_ORGANIZATION = ("prvgrp", "Provider Group")
 # The tags of what a payer published wrong and the directory serves as published (core.npi).
 DATA_QUALITY_SYSTEM = "urn:provider-directory:data-quality"
 _NOTES: dict[NpiIssue, str] = {

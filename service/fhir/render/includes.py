@@ -4,7 +4,8 @@ from the plans' resources (service.fhir.render.plans), found by reference in ``p
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 from core.documents import Location
 from core.plan_resources import network_id
@@ -27,7 +28,7 @@ PLAN_INCLUDES = {
     "InsurancePlan:coverage-area": "coverageArea",
 }
 # Brought along by another step: published resources (service.fhir.sources.published), a
-# payer's plans and a network's roles (service.fhir.searching).
+# payer's plans and a network's roles (service.fhir.sources.organizations).
 ELSEWHERE = frozenset(
     {
         "HealthcareService:organization",
@@ -39,51 +40,76 @@ ELSEWHERE = frozenset(
 )
 
 
-def _included(
-    name: str,
-    provider: ListedProvider,
-    locations: Sequence[Location],
-    everywhere: Sequence[Location],
-    networks: Sequence[str],
-    plans: PlanIndex,
-) -> list[Resource]:
-    individual = provider["entityType"] == "individual"
-    if name == "PractitionerRole:practitioner":
-        return [practitioner(provider)]
-    if name == "OrganizationAffiliation:participating-organization":
-        return [organization(provider, everywhere)]
-    if name in ("PractitionerRole:location", "OrganizationAffiliation:location"):
-        return [location(provider, place) for place in locations]
-    if name in ("PractitionerRole:network", "OrganizationAffiliation:network"):
-        found = (plans.get(f"Organization/{network_id(key)}") for key in networks)
-        return [network for network in found if network is not None]
-    if name == "Location:organization":
-        return [] if individual else [organization(provider, everywhere)]
-    if name in POINTING_NOWHERE or name in PLAN_INCLUDES:
-        return []
-    raise ValueError(f"no _include {name}")
+@dataclass(frozen=True)
+class _Hit:
+    """One provider's hit as an include reads it: ``matched``: the locations that are matches
+    themselves or that the matched resource points at; ``everywhere``: all of its locations."""
+
+    provider: ListedProvider
+    matched: Sequence[Location]
+    everywhere: Sequence[Location]
+    networks: Sequence[str]
+    plans: PlanIndex
+
+    @property
+    def individual(self) -> bool:
+        return self.provider["entityType"] == "individual"
 
 
-def _revincluded(
-    name: str,
-    provider: ListedProvider,
-    everywhere: Sequence[Location],
-    networks: Sequence[str],
-) -> list[Resource]:
-    individual = provider["entityType"] == "individual"
-    if name in ("PractitionerRole:practitioner", "PractitionerRole:location"):
-        return practitioner_roles(provider, everywhere, networks) if individual else []
-    if name == "Location:organization":
-        return [] if individual else [location(provider, place) for place in everywhere]
-    if name in (
-        "OrganizationAffiliation:participating-organization",
-        "OrganizationAffiliation:location",
-    ):
-        in_networks = not individual and bool(networks)
-        return [organization_affiliation(provider, everywhere, networks)] if in_networks else []
-    if name in ELSEWHERE or any(name in names for names in NAMED_BY_NOTHING.values()):
+def _networks(hit: _Hit) -> list[Resource]:
+    found = (hit.plans.get(f"Organization/{network_id(key)}") for key in hit.networks)
+    return [network for network in found if network is not None]
+
+
+def _matched_sites(hit: _Hit) -> list[Resource]:
+    return [location(hit.provider, place) for place in hit.matched]
+
+
+def _nothing(hit: _Hit) -> list[Resource]:
+    return []
+
+
+_INCLUDED: dict[str, Callable[[_Hit], list[Resource]]] = {
+    **dict.fromkeys((*POINTING_NOWHERE, *PLAN_INCLUDES), _nothing),
+    "PractitionerRole:practitioner": lambda hit: [practitioner(hit.provider)],
+    "OrganizationAffiliation:participating-organization": lambda hit: [
+        organization(hit.provider, hit.everywhere)
+    ],
+    "PractitionerRole:location": _matched_sites,
+    "OrganizationAffiliation:location": _matched_sites,
+    "PractitionerRole:network": _networks,
+    "OrganizationAffiliation:network": _networks,
+    "Location:organization": lambda hit: (
+        [] if hit.individual else [organization(hit.provider, hit.everywhere)]
+    ),
+}
+
+
+def _roles(hit: _Hit) -> list[Resource]:
+    if not hit.individual:
         return []
-    raise ValueError(f"no _revinclude {name}")
+    return practitioner_roles(hit.provider, hit.everywhere, hit.networks)
+
+
+def _affiliation(hit: _Hit) -> list[Resource]:
+    if hit.individual or not hit.networks:
+        return []
+    return [organization_affiliation(hit.provider, hit.everywhere, hit.networks)]
+
+
+# Brought along by another step or named by nothing served: nothing from the hit.
+_REVINCLUDED: dict[str, Callable[[_Hit], list[Resource]]] = {
+    **dict.fromkeys(
+        (*ELSEWHERE, *(name for names in NAMED_BY_NOTHING.values() for name in names)), _nothing
+    ),
+    "PractitionerRole:practitioner": _roles,
+    "PractitionerRole:location": _roles,
+    "Location:organization": lambda hit: (
+        [] if hit.individual else [location(hit.provider, p) for p in hit.everywhere]
+    ),
+    "OrganizationAffiliation:participating-organization": _affiliation,
+    "OrganizationAffiliation:location": _affiliation,
+}
 
 
 def brought_along(
@@ -97,11 +123,16 @@ def brought_along(
     """``matched``: the locations that are matches themselves (a Location search) or that the
     matched resource points at; ``everywhere``: all of the provider's locations; ``networks``:
     the plan years of its in-network rows in force."""
+    hit = _Hit(provider, matched, everywhere, networks, plans or {})
     found: list[Resource] = []
     for name in search.includes:
-        found += _included(name, provider, matched, everywhere, networks, plans or {})
+        if name not in _INCLUDED:
+            raise ValueError(f"no _include {name}")
+        found += _INCLUDED[name](hit)
     for name in search.revincludes:
-        found += _revincluded(name, provider, everywhere, networks)
+        if name not in _REVINCLUDED:
+            raise ValueError(f"no _revinclude {name}")
+        found += _REVINCLUDED[name](hit)
     return found
 
 
@@ -121,7 +152,7 @@ def plan_references(search: Search, resource: Resource, plans: PlanIndex) -> lis
             found += [
                 plan
                 for plan in plans.values()
-                if plan["resourceType"] == "InsurancePlan"
+                if plan["resourceType"] == name.partition(":")[0]
                 and plan[element]["reference"] == f"Organization/{resource['id']}"
             ]
     return found

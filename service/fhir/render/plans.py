@@ -179,7 +179,7 @@ def search_terms(resource: Resource) -> dict[str, list[str]]:
         if element in resource:
             terms[name] = [resource[element]["reference"]]
     terms["coverage-area"] = [area["reference"] for area in resource.get("coverageArea", [])]
-    if resource["resourceType"] == "Location":  # a county: what its address parameters match
+    if isinstance(resource.get("address"), dict):  # a county: what its address parameters match
         # (service.fhir.sources.locations's table): its parts, or the whole, as a site's address
         address = resource["address"]
         parts = [normalize(address["district"]), normalize(address["state"])]

@@ -15,7 +15,8 @@ requires a Practitioner's identifier).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from core.documents import Location
 from core.fhir_json import without_empty
@@ -30,11 +31,10 @@ from core.plan_net_codes import (
     provider_role,
 )
 from core.plan_resources import network_id
-from service.fhir.models import Resource, ResourceType
+from service.fhir.models import PROVIDER_ORGANIZATION, Resource
 from service.fhir.render.elements import (
     DATA_ABSENT,
     GENDERS,
-    PROVIDER_ORGANIZATION,
     ListedProvider,
     address,
     display_name,
@@ -49,6 +49,7 @@ from service.fhir.render.elements import (
     taxonomy,
     telecom,
 )
+from service.fhir.render.hits import Hit
 
 
 def identifiers(provider: ListedProvider) -> list[Resource]:
@@ -203,28 +204,39 @@ def location(provider: ListedProvider, place: Location) -> Resource:
     )
 
 
-def resources_of(
-    kind: ResourceType,
-    provider: ListedProvider,
-    locations: Sequence[Location],
-    networks: Sequence[str] = (),
-) -> list[Resource]:
-    """The Practitioner, PractitionerRoles, Organization or OrganizationAffiliation of one
-    provider; ``networks``: the plan years of its in-network rows in force."""
-    if kind == "Practitioner":
-        return [practitioner(provider)]
-    if kind == "PractitionerRole":
-        return practitioner_roles(provider, locations, networks)
-    if kind == "OrganizationAffiliation":
-        return [organization_affiliation(provider, locations, networks)]
-    return [organization(provider, locations)]
+@dataclass(frozen=True)
+class ProviderResources:
+    """How a type's resources are built from one provider's hit (``of``), and whether the
+    provider is one of them at all (``serves``)."""
+
+    of: Callable[[Hit], list[Resource]]
+    serves: Callable[[Hit], bool]
 
 
-def serves(kind: ResourceType, provider: ListedProvider, networks: Sequence[str]) -> bool:
-    """Whether the provider is a resource of this type (Location: always, by its locations;
-    an OrganizationAffiliation: an organisation in a network)."""
-    if kind in ("Practitioner", "PractitionerRole"):
-        return provider["entityType"] == "individual"
-    if kind == "OrganizationAffiliation":
-        return provider["entityType"] == "organization" and bool(networks)
-    return kind == "Location" or provider["entityType"] == "organization"
+def _individual(hit: Hit) -> bool:
+    return hit.provider["entityType"] == "individual"
+
+
+def _organisation(hit: Hit) -> bool:
+    return hit.provider["entityType"] == "organization"
+
+
+def _in_a_network(hit: Hit) -> bool:
+    return _organisation(hit) and bool(hit.networks)
+
+
+PRACTITIONERS = ProviderResources(lambda hit: [practitioner(hit.provider)], _individual)
+PRACTITIONER_ROLES = ProviderResources(
+    lambda hit: practitioner_roles(hit.provider, hit.locations, hit.networks), _individual
+)
+PROVIDER_ORGANIZATIONS = ProviderResources(
+    lambda hit: [organization(hit.provider, hit.locations)], _organisation
+)
+AFFILIATIONS = ProviderResources(
+    lambda hit: [organization_affiliation(hit.provider, hit.locations, hit.networks)],
+    _in_a_network,
+)
+# Every provider practises somewhere: each of its locations is a Location.
+PRACTICE_SITES = ProviderResources(
+    lambda hit: [location(hit.provider, place) for place in hit.locations], lambda hit: True
+)

@@ -3,31 +3,17 @@ FHIR R4 3.1.1.5.8-9). A reduced resource carries the SUBSETTED tag."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final
 
 from core.documents import Json
+from service.fhir.models import Subset
 from service.fhir.render.summary_elements import MANDATORY, SUMMARY
 
-Summary = Literal["true", "text", "data", "false"]
-SUMMARIES: Final = ("true", "text", "data", "false")
 SUBSETTED: Final = {
     "system": "http://terminology.hl7.org/CodeSystem/v3-ObservationValue",
     "code": "SUBSETTED",
 }
 ALWAYS: Final = frozenset({"resourceType", "id", "meta"})
-
-
-@dataclass(frozen=True)
-class Subset:
-    """What a resource is reduced to: a summary, or the top-level elements named."""
-
-    summary: Summary = "false"
-    elements: tuple[str, ...] = ()
-
-    @property
-    def whole(self) -> bool:
-        return self.summary == "false" and not self.elements
 
 
 def _kept(resource: Json, subset: Subset) -> set[str]:

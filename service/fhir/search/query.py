@@ -1,13 +1,13 @@
-"""``Search`` -> the search index's query body (pure), and the check of one location against
-the parameters a Location search applies to each location of a hit."""
+"""``Search`` -> the search index's query body (pure); the check of one of a hit's locations
+against a Location search is service.fhir.search.location_match."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from core.documents import Json, Location
-from core.fhir_terms import address_terms, city_terms, matches, postal_terms, state_terms
+from core.documents import Json
 from core.index_contract import SEARCH_FIELDS as F
 from core.network import in_network_clause, role_provider_key
 from core.plan_net_codes import (
@@ -18,12 +18,11 @@ from core.plan_net_codes import (
     PROVIDER_ROLE_SYSTEM,
 )
 from core.text import normalize
-from service.fhir.models import ENTITY_TYPES, Clause, Near, Search
-from service.fhir.render.elements import PROVIDER_ORGANIZATION
+from service.fhir.models import ENTITY_TYPES, PROVIDER_ORGANIZATION, Clause, ResourceType, Search
 from service.fhir.search.date_search import instant_query
 from service.fhir.search.parameters import NPI_IDENTIFIER, PROVIDER_TYPE, ROLE_ID, TARGETS
 from service.search_kit.filters import entity_filter
-from service.search_kit.geo import distance_sort, miles_inside, radius_filter
+from service.search_kit.geo import distance_sort, radius_filter
 from service.search_kit.limits import RESOURCE_SOURCE
 
 _TOKEN_SYSTEMS = {
@@ -32,6 +31,25 @@ _TOKEN_SYSTEMS = {
 }
 NOTHING: Json = {"bool": {"must_not": {"match_all": {}}}}
 NETWORK_PARAMETER = "network"
+
+
+@dataclass(frozen=True)
+class _Documents:
+    """Which search documents a type's resources come from beyond its clauses (and its entity
+    type, ENTITY_TYPES): ``in_a_network``: those with an in-network row in force (an
+    OrganizationAffiliation is an organisation in a network); ``organisation_clauses``: an
+    ``organization`` clause leaves organisations' only (a Location's managing organisation);
+    ``hits_counted``: the hits' total is the resources' (a hit is one resource)."""
+
+    in_a_network: bool = False
+    organisation_clauses: bool = False
+    hits_counted: bool = True
+
+
+_DOCUMENTS: dict[ResourceType, _Documents] = {
+    "OrganizationAffiliation": _Documents(in_a_network=True),
+    "Location": _Documents(organisation_clauses=True, hits_counted=False),
+}
 
 
 def _token_code(clause_field: str, value: str) -> str | None:
@@ -86,8 +104,8 @@ def _value_query(clause: Clause, index: int) -> Json:
     if param.type == "date" and field:
         return instant_query(field, clause.prefixes[index], value)
     if field == PROVIDER_TYPE:  # provider organisations are OrgTypeCS "prvgrp"
-        system, bar, kind = value.rpartition("|")
-        wanted = kind == PROVIDER_ORGANIZATION[0] and (not bar or system == ORG_TYPE_SYSTEM)
+        system, bar, code = value.rpartition("|")
+        wanted = code == PROVIDER_ORGANIZATION[0] and (not bar or system == ORG_TYPE_SYSTEM)
         return {"match_all": {}} if wanted else NOTHING
     if field is None:  # answered from the plans: no provider has it
         return NOTHING
@@ -126,12 +144,15 @@ def _filters(search: Search, today: date | None) -> list[Json]:
         if not clause.name.startswith(NETWORK_PARAMETER)
     ]
     filters += [_in_network(keys, today) for keys in search.network_keys]
-    if search.kind == "OrganizationAffiliation":  # an organisation in a network: an affiliation
+    documents = _DOCUMENTS.get(search.kind, _Documents())
+    if documents.in_a_network:
         filters.append(in_network_clause(None, today) if today else NOTHING)
     entity_type = ENTITY_TYPES[search.kind]
     if entity_type:
         filters.append(entity_filter(entity_type))
-    if search.kind == "Location" and any(c.name.startswith("organization") for c in search.clauses):
+    if documents.organisation_clauses and any(
+        c.name.startswith("organization") for c in search.clauses
+    ):
         filters.append(entity_filter("organization"))
     if search.near is not None:
         filters.append(radius_filter(search.near.lat, search.near.lng, search.near.miles))
@@ -153,7 +174,7 @@ def build_query(
         "query": {"bool": {"filter": _filters(search, today)}},
         "sort": sort_of(search),
         "size": size,
-        "track_total_hits": search.kind != "Location",
+        "track_total_hits": _DOCUMENTS.get(search.kind, _Documents()).hits_counted,
         "_source": list(RESOURCE_SOURCE),
     }
     if after is not None:
@@ -177,37 +198,3 @@ def members_query(keys: list[str], today: date, size: int) -> Json:
         "size": size,
         "_source": list(RESOURCE_SOURCE),
     }
-
-
-# ---- the locations of a hit that a Location search asks for ----
-
-
-def _location_value(clause: Clause, value: str, location: Location) -> bool:
-    address = location["address"]
-    if clause.name == "_id":
-        return value == location["id"]
-    name = clause.name.removeprefix("location.")
-    if name == "address-postalcode":
-        terms = postal_terms(address["zip"])
-    elif name == "address-city":
-        terms = city_terms(address)
-    elif name == "address-state":
-        terms = state_terms(address)
-    else:
-        terms = address_terms(address)
-    return matches(terms, value, clause.modifier)
-
-
-def miles_inside_near(near: Near, location: Location) -> float | None:
-    """The location's distance when it is inside the near search's radius (the one rule of
-    service.search_kit.geo); else None."""
-    return miles_inside(near.lat, near.lng, location, near.miles)
-
-
-def location_matches(search: Search, location: Location) -> bool:
-    for clause in search.clauses:
-        if clause.param.per_location and not any(
-            _location_value(clause, value, location) for value in clause.values
-        ):
-            return False
-    return search.near is None or miles_inside_near(search.near, location) is not None

@@ -20,14 +20,16 @@ from service.fhir.models import (
     MAX_COUNT,
     MAX_NEAR_MILES,
     NEAR_UNITS,
+    SUMMARIES,
     TEXT_PARAMETER,
     Clause,
     Near,
     Param,
     ResourceType,
     Search,
+    Subset,
+    Summary,
 )
-from service.fhir.render.subsetting import SUMMARIES, Subset, Summary
 from service.fhir.search.include_table import INCLUDES, REVINCLUDES
 from service.fhir.search.parameters import CONTROL_PARAMETERS, PARAMETERS
 from service.search_kit.limits import MAX_TEXT_LENGTH

@@ -35,18 +35,20 @@ affiliation practises at one.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import date
 
-from elasticsearch import AsyncElasticsearch
-
-from core.index_contract import IndexNames
-from service.fhir.models import Resource, Search
+from core.index_contract import SEARCH_FIELDS as F
+from core.plan_resources import county_location_id
+from service.fhir.models import Resource, ResourceType, Search
 from service.fhir.render.bundle import Page
+from service.fhir.render.elements import listed
 from service.fhir.render.plans import PlanResources
+from service.fhir.render.resources import location
 from service.fhir.search.paging import PLAN_PHASE, decode_cursor, encode_cursor
-from service.fhir.sources import store
-from service.fhir.sources.expanded import expanded_page, expanded_total
+from service.fhir.sources.expanded import SiteExpansion, expanded_page, expanded_total
 from service.fhir.sources.memory import found_in_memory
+from service.fhir.sources.source import Reading
+from service.search_kit import store as search_index
+from service.search_kit.limits import RESOURCE_SOURCE
 
 COVERAGE_AREA = "InsurancePlan:coverage-area"
 # The parameters a county can satisfy (the table above): any other leaves every county out.
@@ -80,36 +82,56 @@ def _add_counties(
         page.next_cursor = encode_cursor(None, skip + room, PLAN_PHASE)
 
 
-async def _counties(
-    es: AsyncElasticsearch, names: IndexNames, search: Search, plans: PlanResources | None
-) -> tuple[list[Resource], PlanResources]:
-    """The counties that match, and the plans they were built from (read unless given)."""
-    known = plans or PlanResources(await store.plans(es, names))
+async def _counties(reading: Reading, search: Search) -> tuple[list[Resource], PlanResources]:
+    """The counties that match, and the plans they were built from."""
+    known = await reading.plans()
     return found_in_memory(search, known.areas, known.index), known
 
 
-async def location_page(
-    es: AsyncElasticsearch,
-    names: IndexNames,
-    search: Search,
-    today: date,
-    plans: PlanResources | None,
-) -> Page:
-    """A page of practice sites, then of counties (no total, as a page of practice sites; with
-    ``_count=0`` the total of both, None when the practice sites are too many to count).
-    ``plans``: when the search has read them already (a network parameter)."""
-    _, skip, phase = decode_cursor(search.cursor)
-    with_counties = counties_may_match(search)
-    if search.count == 0:
-        sites = await expanded_total(es, names, search, today)
-        counties = (await _counties(es, names, search, plans))[0] if with_counties else []
-        return Page(total=None if sites is None else sites + len(counties))
-    if phase == PLAN_PHASE:  # the practice sites were all given
-        page = Page()
-        if with_counties:
-            _add_counties(page, search, *(await _counties(es, names, search, plans)), skip)
+async def _practice_site(reading: Reading, resource_id: str) -> Resource | None:
+    body = {
+        "query": {"term": {F.locationIds: resource_id}},
+        "size": 1,
+        "_source": list(RESOURCE_SOURCE),
+    }
+    for hit in (await search_index.search(reading.es, reading.names, body))["hits"]["hits"]:
+        for place in hit["_source"]["locations"]:
+            if place["id"] == resource_id:
+                return location(listed(hit["_source"]), place)
+    return None
+
+
+class Locations:
+    """Practice sites (a hit's locations, one by one), then counties (built from the plans)."""
+
+    async def page(self, reading: Reading, search: Search) -> Page:
+        """A page of practice sites, then of counties (no total, as a page of practice sites;
+        with ``_count=0`` the total of both, None when the practice sites are too many to
+        count)."""
+        _, skip, phase = decode_cursor(search.cursor)
+        with_counties = counties_may_match(search)
+        if search.count == 0:
+            return Page(total=await self.count(reading, search))
+        if phase == PLAN_PHASE:  # the practice sites were all given
+            page = Page()
+            if with_counties:
+                _add_counties(page, search, *(await _counties(reading, search)), skip)
+            return page
+        page = await expanded_page(
+            reading.es, reading.names, search, reading.today, SiteExpansion(), reading.plan_index
+        )
+        if page.next_cursor is None and with_counties:
+            _add_counties(page, search, *(await _counties(reading, search)), 0)
         return page
-    page = await expanded_page(es, names, search, today, plans.index if plans else None)
-    if page.next_cursor is None and with_counties:
-        _add_counties(page, search, *(await _counties(es, names, search, plans)), 0)
-    return page
+
+    async def read(self, reading: Reading, kind: ResourceType, resource_id: str) -> Resource | None:
+        if resource_id.startswith(county_location_id("")):
+            return (await reading.plans()).index.get(f"Location/{resource_id}")
+        return await _practice_site(reading, resource_id)
+
+    async def count(self, reading: Reading, search: Search) -> int | None:
+        sites = await expanded_total(
+            reading.es, reading.names, search, reading.today, SiteExpansion()
+        )
+        counties = (await _counties(reading, search))[0] if counties_may_match(search) else []
+        return None if sites is None else sites + len(counties)

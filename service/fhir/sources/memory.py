@@ -31,12 +31,12 @@ def _holds(clause: Clause, index: int, resource: Resource, everything: Index) ->
         found = [term for target in targets for term in search_terms(target).get(tail, [])]
     else:
         found = terms.get(clause.name, [])
-    kind = clause.param.type
-    if kind == "date":
+    param_type = clause.param.type
+    if param_type == "date":
         return any(instant_matches(at, clause.prefixes[index], value) for at in found)
-    if kind == "token":  # terms hold "system|code", and the bare code ("|code": no system)
+    if param_type == "token":  # terms hold "system|code", and the bare code ("|code": no system)
         return value in found
-    if kind == "reference":
+    if param_type == "reference":
         return _referenced(clause, value) in found
     return matches(found, value, clause.modifier)
 
