@@ -7,27 +7,18 @@ lifetime (the grace period the IG asks for), then answers 404."""
 from __future__ import annotations
 
 from datetime import date
-from typing import cast
 
 from elasticsearch import AsyncElasticsearch
 
 from core.documents import Json
 from core.index_contract import IndexNames
-from core.publication import PUBLICATION_ID, Publication, publication_key
+from core.publication import publication_key
 from service.errors import ResourceNotFound
+from service.fhir.export import store
 from service.fhir.export.export import kick_off, live_job
 from service.fhir.export.request import EXPORT_TYPES, ExportRequest
-from service.storage import elasticsearch_errors
 
 PUBLICATION = "$bulk-publish"
-
-
-async def _publication(es: AsyncElasticsearch, names: IndexNames) -> Publication | None:
-    with elasticsearch_errors(names.publication()):
-        response = await es.options(ignore_status=404).get(
-            index=names.publication(), id=PUBLICATION_ID
-        )
-    return cast(Publication, response["_source"]) if response.get("found") else None
 
 
 async def published_job(
@@ -38,7 +29,7 @@ async def published_job(
     hits_per_file: int,
 ) -> tuple[str, Json]:
     """The export the current publication is served as (its id, its job), started if need be."""
-    record = await _publication(es, names)
+    record = await store.publication(es, names)
     if record is None:
         raise ResourceNotFound(PUBLICATION, "nothing is published: no load has finished")
     job_id = f"publish-{publication_key(record)}"

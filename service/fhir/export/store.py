@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import cast
 
 from elasticsearch import AsyncElasticsearch, NotFoundError
 
 from core.changes import CHANGED_AT_MAPPING
 from core.documents import Json
 from core.index_contract import LOCK_ID, IndexNames
+from core.publication import PUBLICATION_ID, Publication
 from service.errors import BackendUnavailable, NotFoundInput
 from service.fhir.sources.store import EVERY_PLAN
 from service.storage import ALLOW_PARTIAL_RESULTS, elasticsearch_errors
@@ -160,3 +162,12 @@ async def expired_jobs(
     if "hits" not in response:
         return []
     return [(h["_id"], h["_source"]) for h in response["hits"]["hits"]]
+
+
+async def publication(es: AsyncElasticsearch, names: IndexNames) -> Publication | None:
+    """The record of the last finished load or update (core.publication), if one has."""
+    with elasticsearch_errors(names.publication()):
+        response = await es.options(ignore_status=404).get(
+            index=names.publication(), id=PUBLICATION_ID
+        )
+    return cast(Publication, response["_source"]) if response.get("found") else None
