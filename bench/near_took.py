@@ -33,8 +33,10 @@ TODAY = date(2026, 7, 1)
 
 
 def _read_search() -> Any:
-    """The FHIR query-string reader (service.fhir.params before it was named query_string)."""
-    for name in ("service.fhir.search.query_string", "service.fhir.params"):
+    """The FHIR query-string reader (service.fhir.query_string before the search package,
+    service.fhir.params before it was named query_string)."""
+    names = ("service.fhir.search.query_string", "service.fhir.query_string", "service.fhir.params")
+    for name in names:
         try:
             return importlib.import_module(name).read_search
         except ModuleNotFoundError:
