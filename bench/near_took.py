@@ -23,7 +23,7 @@ import aiohttp
 from bench.fhir_bench import sample_questions
 from core.index_contract import IndexNames
 from devtools.settings import LauncherSettings
-from service.fhir.query import build_query
+from service.fhir.search.query import build_query
 from service.search.models import SearchRequest
 from service.search.query import build_search
 from service.search.question import read_question
@@ -33,8 +33,10 @@ TODAY = date(2026, 7, 1)
 
 
 def _read_search() -> Any:
-    """The FHIR query-string reader (service.fhir.params before it was named query_string)."""
-    for name in ("service.fhir.query_string", "service.fhir.params"):
+    """The FHIR query-string reader (service.fhir.query_string before the search package,
+    service.fhir.params before it was named query_string)."""
+    names = ("service.fhir.search.query_string", "service.fhir.query_string", "service.fhir.params")
+    for name in names:
         try:
             return importlib.import_module(name).read_search
         except ModuleNotFoundError:

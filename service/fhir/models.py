@@ -1,5 +1,5 @@
 """What the FHIR API serves: its resource types, what a search parameter is (the table of them:
-service.fhir.parameters) and a parsed search."""
+service.fhir.search.parameters) and a parsed search."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from typing import Final, Literal, get_args
 
 from core.documents import EntityType, Json
 from core.index_contract import PLAN_FIELDS
-from service.fhir.subsetting import Subset
 from service.search_kit.limits import MAX_PAGE_SIZE, MAX_RADIUS_MILES
 
 ResourceType = Literal[
@@ -22,7 +21,7 @@ ResourceType = Literal[
     "Endpoint",
 ]
 RESOURCE_TYPES: Final[tuple[ResourceType, ...]] = get_args(ResourceType)
-# Published by payers' directories and served as they gave them (service.fhir.published).
+# Published by payers' directories and served as they gave them (service.fhir.render.published).
 PUBLISHED_TYPES: Final[tuple[ResourceType, ...]] = ("HealthcareService", "Endpoint")
 # The providers a type's resources are built from (None: not providers, or both kinds).
 ENTITY_TYPES: Final[dict[ResourceType, EntityType | None]] = {
@@ -35,6 +34,10 @@ ENTITY_TYPES: Final[dict[ResourceType, EntityType | None]] = {
     "HealthcareService": None,
     "Endpoint": None,
 }
+Summary = Literal["true", "text", "data", "false"]
+SUMMARIES: Final = ("true", "text", "data", "false")
+# Plan-Net 1.1.0 OrgTypeCS has no "prov" (1.0.0 had): a provider organisation is a provider group.
+PROVIDER_ORGANIZATION: Final = ("prvgrp", "Provider Group")
 TERMS = PLAN_FIELDS.terms  # their parameters match the document's ``terms`` (core.fhir_terms.term)
 ParamType = Literal["token", "string", "date", "reference", "special"]
 Resource = Json  # a FHIR resource (or element) as JSON
@@ -54,6 +57,18 @@ NEAR_UNITS: Final = {
     "km": (0.621371, "km"),
     "m": (0.000621371, "m"),
 }
+
+
+@dataclass(frozen=True)
+class Subset:
+    """What a resource is reduced to: a summary, or the top-level elements named."""
+
+    summary: Summary = "false"
+    elements: tuple[str, ...] = ()
+
+    @property
+    def whole(self) -> bool:
+        return self.summary == "false" and not self.elements
 
 
 @dataclass(frozen=True)
@@ -79,8 +94,8 @@ class Clause:
     values: tuple[str, ...]
     modifier: str | None = None
     prefixes: tuple[str, ...] = ()  # date comparators, one per value ("eq" when none)
-    # A chain resolved across stores (service.fhir.chains): the ``Type/id`` of every target
-    # it matches; None when the chain is answered otherwise (service.fhir.chain_table).
+    # A chain resolved across stores (service.fhir.sources.chains): the ``Type/id`` of every target
+    # it matches; None when the chain is answered otherwise (service.fhir.search.chain_table).
     resolved: tuple[str, ...] | None = None
 
 
@@ -107,7 +122,7 @@ class Search:
     # Given and used, in order, for the self link; and what lenient handling left out.
     applied: tuple[tuple[str, str], ...] = ()
     ignored: tuple[str, ...] = field(default=())
-    # The plan years each network clause names (service.fhir.search resolves them): a role
+    # The plan years each network clause names (service.fhir.searching resolves them): a role
     # matches with an in-network row of one of each tuple's years in force on the day.
     network_keys: tuple[tuple[str, ...], ...] = ()
     # _summary (but count) and _elements: what each resource keeps.

@@ -11,18 +11,17 @@ from aiohttp import web
 
 from service.errors import ResourceNotFound
 from service.fhir.base import base_url
-from service.fhir.bundle import operation_outcome, searchset
-from service.fhir.capability import (
+from service.fhir.export.routes import EXPORT_ROUTES
+from service.fhir.models import FHIR_JSON, FHIR_PREFIX, ResourceType
+from service.fhir.read import read_answer
+from service.fhir.render.bundle import operation_outcome
+from service.fhir.render.capability import (
     TEXT_SEARCH_PARAMETER_ID,
     capability_statement,
     text_search_parameter,
 )
-from service.fhir.export_routes import EXPORT_ROUTES
-from service.fhir.models import FHIR_JSON, FHIR_PREFIX, Resource, ResourceType
-from service.fhir.query_string import read_search, read_subset
-from service.fhir.read import read_resource
-from service.fhir.search import search_resources
-from service.fhir.subsetting import subsetted
+from service.fhir.search.query_string import read_search, read_subset
+from service.fhir.searching import search_bundle
 from service.web.contract import Feature, Route
 from service.web.keys import ES, INDEX_NAMES, TODAY
 from service.web.middleware import allows_anonymous, requires_scope
@@ -51,8 +50,8 @@ def _strict(request: web.Request) -> bool:
 async def _search(request: web.Request, pairs: list[tuple[str, str]]) -> web.Response:
     app = request.app
     search = read_search(_kind(request), pairs, strict=_strict(request))
-    page = await search_resources(app[ES], app[INDEX_NAMES], search, app[TODAY]())
-    return _answer(searchset(base_url(request), search, page))
+    bundle = await search_bundle(app[ES], app[INDEX_NAMES], search, app[TODAY](), base_url(request))
+    return _answer(bundle)
 
 
 @allows_anonymous
@@ -90,10 +89,10 @@ async def read(request: web.Request) -> web.Response:
     app = request.app
     kind = _kind(request)
     subset = read_subset(request.query.items())
-    resource: Resource = await read_resource(
-        app[ES], app[INDEX_NAMES], kind, request.match_info["id"], app[TODAY]()
+    resource_id = request.match_info["id"]
+    return _answer(
+        await read_answer(app[ES], app[INDEX_NAMES], kind, resource_id, app[TODAY](), subset)
     )
-    return _answer(orjson.dumps(subsetted(resource, subset)))
 
 
 def _problem(error: ProblemError) -> web.Response:

@@ -33,7 +33,7 @@ from core.index_fields import KEYWORD, TEXT, FieldNames, Indexed
 from service.coverage.models import CoverageRequest
 from service.coverage.query import coverage_searches
 from service.errors import InvalidInput
-from service.fhir.export_job import (
+from service.fhir.export.job import (
     alias_of,
     page_body,
     removals_page_body,
@@ -41,11 +41,11 @@ from service.fhir.export_job import (
     type_query,
 )
 from service.fhir.models import PUBLISHED_TYPES, RESOURCE_TYPES, Search
-from service.fhir.parameters import PARAMETERS
-from service.fhir.published import published_query
-from service.fhir.query import build_query, members_query
-from service.fhir.query_string import read_search
-from service.fhir.store import EVERY_PLAN
+from service.fhir.search.parameters import PARAMETERS
+from service.fhir.search.published_query import published_query
+from service.fhir.search.query import build_query, members_query
+from service.fhir.search.query_string import read_search
+from service.fhir.sources.store import EVERY_PLAN
 from service.plans.models import PlanSearchRequest
 from service.plans.query import plan_searches
 from service.search import rescue
@@ -336,7 +336,7 @@ SINCE = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 def export_job(since: datetime | None) -> Json:
-    """A recorded job as the kick-off writes it (service.fhir.export), two files per type."""
+    """A recorded job as the kick-off writes it (service.fhir.export.export), two files per type."""
     return {
         "day": TODAY.isoformat(),
         "since": since.isoformat() if since else None,

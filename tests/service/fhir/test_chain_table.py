@@ -3,12 +3,12 @@ stores allow (pure: the table against the statement and against itself)."""
 
 from __future__ import annotations
 
-from service.fhir.capability import capability_statement
-from service.fhir.chain_table import LIVES_IN, REFERENCE_ELEMENTS, ROUTES
-from service.fhir.chains import RESOLVERS
 from service.fhir.models import Clause, Param, Search
-from service.fhir.parameters import TARGETS
-from service.fhir.published import published_query
+from service.fhir.render.capability import capability_statement
+from service.fhir.search.chain_table import LIVES_IN, REFERENCE_ELEMENTS, ROUTES
+from service.fhir.search.parameters import TARGETS
+from service.fhir.search.published_query import published_query
+from service.fhir.sources.chains import RESOLVERS
 
 
 def _declared_chains() -> set[tuple[str, str]]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service.fhir.export_job import files_of, page_body
+from service.fhir.export.job import files_of, page_body
 
 JOB = {
     "since": None,

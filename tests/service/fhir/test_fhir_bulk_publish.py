@@ -11,7 +11,7 @@ from elasticsearch import AsyncElasticsearch
 from yarl import URL
 
 from core.publication import PUBLICATION_ID, Publication
-from service.fhir import export_store
+from service.fhir.export import store as export_store
 from tests.conftest import ApiClient, SampleCopy, Serve, settings_for
 from tests.plan_net_rows import resources
 from tests.service.fhir.conftest import PLAN_NET_NAME

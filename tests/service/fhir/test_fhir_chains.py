@@ -220,7 +220,7 @@ async def test_a_chain_that_would_resolve_to_too_many_is_refused(
 ) -> None:
     """Past the bound on the organisations a chain resolves to (and on the published resources
     read to learn which they name), a clear OperationOutcome, never a truncated answer."""
-    monkeypatch.setattr("service.fhir.chains.MAX_CHAIN_TARGETS", 3)
+    monkeypatch.setattr("service.fhir.sources.chains.MAX_CHAIN_TARGETS", 3)
     assert len(_published("Endpoint")) > 3
     served = _providers()[0]
     city = "providence"

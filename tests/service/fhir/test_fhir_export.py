@@ -15,7 +15,7 @@ from elasticsearch import AsyncElasticsearch
 from yarl import URL
 
 from core.index_contract import IndexNames
-from service.fhir import export_store
+from service.fhir.export import store as export_store
 from service.web.settings import Settings
 from tests.conftest import ApiClient, SampleCopy, Serve, settings_for
 from tests.plan_net_rows import resources

@@ -17,7 +17,7 @@ from yarl import URL
 from core.index_contract import IndexNames
 from devtools.search_faults import SearchFaultRelay
 from devtools.tcp_proxy import TcpProxy
-from service.fhir import export_store
+from service.fhir.export import store as export_store
 from service.web.settings import Settings
 from tests.conftest import ApiClient, Serve
 from tests.plan_net_rows import resources

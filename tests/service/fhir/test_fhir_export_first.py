@@ -17,7 +17,7 @@ from yarl import URL
 
 from core.index_contract import IndexNames
 from indexer.load.run import LoadOptions, SourceFiles, load
-from service.fhir.export_store import jobs_index
+from service.fhir.export.store import jobs_index
 from tests.conftest import ApiClient, Serve, settings_for
 from tests.plan_net_rows import PLAN_NET_DIR, resources
 

@@ -1,6 +1,7 @@
 """Chains from what the search index serves (PractitionerRoles, OrganizationAffiliations) to the
-networks and payers built from the plans index (service.fhir.chain_table's ``plans`` route), on a
-real Elasticsearch: expectations from the Plan Finder file and the coverage file, as plain CSV."""
+networks and payers built from the plans index (service.fhir.search.chain_table's ``plans``
+route), on a real Elasticsearch: expectations from the Plan Finder file and the coverage file,
+as plain CSV."""
 
 from __future__ import annotations
 

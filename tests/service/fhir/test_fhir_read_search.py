@@ -15,8 +15,8 @@ from fhir.resources.R4B.searchparameter import SearchParameter
 
 from core.index_contract import IndexNames, version_started
 from core.plan_net_codes import PROVIDER_ROLES
-from service.fhir.include_table import INCLUDES, REVINCLUDES
-from service.fhir.parameters import PARAMETERS
+from service.fhir.search.include_table import INCLUDES, REVINCLUDES
+from service.fhir.search.parameters import PARAMETERS
 from tests.conftest import ApiClient
 from tests.plan_net_value_sets import role_specialties
 from tests.service.fhir import fhir_rows as F

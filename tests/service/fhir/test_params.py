@@ -6,7 +6,7 @@ import pytest
 
 from service.errors import InvalidInput
 from service.fhir.models import DEFAULT_COUNT, MAX_COUNT
-from service.fhir.query_string import read_search
+from service.fhir.search.query_string import read_search
 
 
 def test_parameters_modifiers_and_alternatives_are_read() -> None:

@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from core.documents import Plan
-from service.fhir.memory import found_in_memory, network_keys
-from service.fhir.plans import PlanRecord, PlanResources
-from service.fhir.query_string import read_search
+from service.fhir.render.plans import PlanRecord, PlanResources
+from service.fhir.search.query_string import read_search
+from service.fhir.sources.memory import found_in_memory, network_keys
 
 
 def _plan(**fields: Any) -> Plan:

@@ -9,9 +9,10 @@ import pytest
 from core.changes import CHANGED_AT
 from core.documents import Location
 from service.errors import InvalidInput
-from service.fhir.paging import decode_cursor, encode_cursor
-from service.fhir.query import build_query, location_matches
-from service.fhir.query_string import read_search
+from service.fhir.search.location_match import location_matches
+from service.fhir.search.paging import decode_cursor, encode_cursor
+from service.fhir.search.query import build_query
+from service.fhir.search.query_string import read_search
 
 
 def _filters(kind: Any, pairs: list[tuple[str, str]]) -> list[dict[str, Any]]:

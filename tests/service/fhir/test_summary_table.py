@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.fhir import summary_elements
-from service.fhir.generate_summary_elements import table
+from service.fhir.render import summary_elements
+from service.fhir.render.generate_summary_elements import table
 
 
 def test_the_table_is_up_to_date() -> None:
