@@ -128,7 +128,7 @@ class Location(TypedDict):
 class Plan(TypedDict):
     """A plan in one contract year: a Medicare Advantage plan (bid id) from the Plan Finder
     files, or a payer's plan from its Plan-Net directory, with its bid id when the payer gives
-    one. ``_id``: ``core.plans.plan_year_key_of``."""
+    one. ``_id``: ``plan_doc_id`` of ``core.plans.plan_key``."""
 
     contractYear: Annotated[int, ix.INTEGER]
     bidId: Annotated[

@@ -18,7 +18,7 @@ from core.documents import CoverageDoc, NetworkPeriod, NetworkStatus, Period
 from core.fhir_terms import fhir_id
 from core.index_contract import NETWORK_FIELDS, SEARCH_FIELDS
 from core.npi import is_provider_key
-from core.plans import plan_year_key
+from core.plans import plan_doc_id
 
 # What a coverage answer can say: the stored statuses, or that the directory cannot tell.
 AnsweredStatus = Literal[NetworkStatus, "unknown"]
@@ -42,7 +42,7 @@ def period_key(row: CoverageDoc) -> PeriodKey | None:
     """The plan year and period of an in-network row; None for any other row."""
     if row["networkStatus"] != "in_network":
         return None
-    key = plan_year_key(row["contractYear"], row["bidId"])
+    key = plan_doc_id(row["contractYear"], row["bidId"])
     return (key, row["effectiveDate"], row["terminationDate"])
 
 
@@ -110,7 +110,7 @@ def in_network_clause(key: str | None, day: date) -> dict[str, Any]:
 
 def role_id(provider_key: str, network_key: str | None) -> str:
     """A PractitionerRole's id: ``<provider key>-<plan year>`` for the role in one network (a
-    plan year, ``core.plans.plan_year_key``), the provider key alone for a provider in no
+    plan year, ``core.plans.plan_doc_id``), the provider key alone for a provider in no
     network. Too long for a FHIR id (64), the plan year is a short hash of it."""
     if network_key is None:
         return provider_key

@@ -12,15 +12,11 @@ from core.changes import Removal, removal
 from core.documents import Json, Plan
 from core.fhir_terms import fhir_id
 from core.plan_offers import AreaCounty
-from core.plans import plan_year_key_of
-
-
-def year_key(plan: Plan) -> str:
-    return plan_year_key_of(plan)
+from core.plans import plan_doc_id_of
 
 
 def insurance_plan_id(plan: Plan) -> str:
-    return fhir_id(year_key(plan))
+    return fhir_id(plan_doc_id_of(plan))
 
 
 def payer_id(plan: Plan) -> str:
@@ -28,7 +24,7 @@ def payer_id(plan: Plan) -> str:
 
 
 def network_id(key: str) -> str:
-    """The network Organization of a plan year (``year_key``, ``core.plans.plan_year_key``)."""
+    """The network Organization of a plan year (``core.plans.plan_doc_id``)."""
     return fhir_id(f"network-{key}")
 
 
@@ -47,7 +43,7 @@ def _resources(plans: Iterable[Plan]) -> set[tuple[str, str]]:
     for plan in plans:
         found |= {
             ("InsurancePlan", insurance_plan_id(plan)),
-            ("Organization", network_id(year_key(plan))),
+            ("Organization", network_id(plan_doc_id_of(plan))),
             ("Organization", payer_id(plan)),
         }
         found |= {("Location", county_location_id(c["fips"])) for c in plan_counties(plan)}

@@ -44,12 +44,12 @@ def plan_key_of(plan: Mapping[str, Any]) -> str:
     return plan_key(plan["bidId"], plan["payerPlanId"])
 
 
-def plan_year_key(contract_year: int, key: str) -> str:
+def plan_doc_id(contract_year: int, key: str) -> str:
     """A plan year: its year and its plan's key (``plan_key``). A plan's document id, and how
     a search document's in-network periods name it (``core.documents.NetworkPeriod.key``)."""
     return f"{contract_year}:{key}"
 
 
-def plan_year_key_of(plan: Mapping[str, Any]) -> str:
-    """``plan_year_key`` of a plan document: its document id."""
-    return plan_year_key(plan["contractYear"], plan_key_of(plan))
+def plan_doc_id_of(plan: Mapping[str, Any]) -> str:
+    """``plan_doc_id`` of a plan document: its document id."""
+    return plan_doc_id(plan["contractYear"], plan_key_of(plan))

@@ -21,7 +21,7 @@ from core.documents import Plan
 from core.index_contract import PLAN_FIELDS, IndexKind, coverage_doc_id, version_started
 from core.network import PeriodKey, period_key
 from core.npi import is_valid_npi
-from core.plans import plan_key_of, plan_year_key_of
+from core.plans import plan_doc_id_of, plan_key_of
 from indexer.assembly import plan_net
 from indexer.assembly.documents import (
     NO_EXTRAS,
@@ -104,7 +104,7 @@ class ActionStream:
         directory = self._tables.plan_net
         listed = plan_net.plan_documents(directory) if directory else []
         for plan in [*self._tables.plans, *listed]:
-            doc_id = plan_year_key_of(plan)
+            doc_id = plan_doc_id_of(plan)
             if doc_id in seen:  # the Plan Finder's record of a bid id wins
                 continue
             seen.add(doc_id)

@@ -14,7 +14,7 @@ import orjson
 
 from core.index_contract import COVERAGE_FIELDS as C
 from core.index_contract import PLAN_FIELDS
-from core.plans import plan_year_key
+from core.plans import plan_doc_id
 from indexer.update import indexed as current
 from indexer.update.options import UpdateError
 from indexer.write.bulk import Action, Origin, action_lines, bulk_index, chunked
@@ -24,7 +24,7 @@ PlanKey = tuple[int, str]  # (contract year, plan key): what a coverage row name
 
 async def flag_networks(es: Any, index: str, plans: Iterable[PlanKey], source: str) -> None:
     """Flag the plans of these keys that exist and are not flagged yet."""
-    ids = sorted({plan_year_key(year, key) for year, key in plans})
+    ids = sorted({plan_doc_id(year, key) for year, key in plans})
     for batch in chunked(ids, 1000):
         found = await current.documents(es, index, batch, [PLAN_FIELDS.networkRows])
         unflagged = [
@@ -45,7 +45,7 @@ async def unflag_networks(
         query = {"bool": {"filter": [named], "must_not": [{"term": {C.source: source}}]}}
         found = await es.count(index=coverage, query=query, terminate_after=1)
         if not found["count"]:
-            gone.append(plan_year_key(year, key))
+            gone.append(plan_doc_id(year, key))
     for batch in chunked(gone, 1000):
         await _set(es, plans, batch, source, flagged=False)
 

@@ -16,7 +16,7 @@ from core.changes import CHANGED_AT, removal, unstamped
 from core.documents import Json, Plan
 from core.index_contract import PLAN_FIELDS
 from core.plan_resources import plans_removals
-from core.plans import plan_key_of, plan_year_key_of
+from core.plans import plan_doc_id_of, plan_key_of
 from indexer.assembly import plan_net
 from indexer.assembly.plan_net_published import published_documents
 from indexer.sources.plan_net import PlanNetDirectory
@@ -48,7 +48,7 @@ async def replace_plans(
     def actions() -> Iterator[Action]:
         """The plans and published resources one by one, then the deletes of what they left."""
         documents: Iterator[tuple[str, Any]] = itertools.chain(
-            ((plan_year_key_of(p), p) for p in plan_net.plan_documents(directory)),
+            ((plan_doc_id_of(p), p) for p in plan_net.plan_documents(directory)),
             published_documents(directory),
         )
         for doc_id, document in documents:

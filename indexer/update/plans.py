@@ -22,7 +22,7 @@ from core.documents import Plan
 from core.index_contract import COVERAGE_FIELDS, PLAN_FIELDS, PLAN_READ_SOURCE
 from core.plan_offers import OfferedPlanDoc
 from core.plan_resources import plans_removals
-from core.plans import plan_year_key_of
+from core.plans import plan_doc_id_of
 from indexer.assembly.plans import PLAN_FINDER, read_offered_plans
 from indexer.sources.discovery import PlanFiles
 from indexer.update import indexed as current
@@ -85,7 +85,7 @@ async def update_plans(es: Any, sources: PlanFiles, options: UpdateOptions) -> U
         origin = Origin(sources.plans.name, 0, "")
         for plan in plans:
             report.rows_read += 1
-            doc_id = plan_year_key_of(plan)
+            doc_id = plan_doc_id_of(plan)
             old = indexed.pop(doc_id, None)
             rows = old.get(PLAN_FIELDS.networkRows) if old else await _has_rows(es, live, plan)
             flagged = {**plan, PLAN_FIELDS.networkRows: bool(rows)}

@@ -11,7 +11,7 @@ from elasticsearch import AsyncElasticsearch, NotFoundError
 from core.documents import Json
 from core.index_contract import PLAN_FIELDS, IndexNames
 from core.plan_offers import OFFER_FIELDS, OfferedPlan
-from core.plans import plan_year_key
+from core.plans import plan_doc_id
 from service.network_kit.evaluate import StoredFacts
 from service.network_kit.store import stored_facts, whole_hits
 from service.storage import document_missing, elasticsearch_errors, multi_search
@@ -43,7 +43,7 @@ async def read_plan(
         try:
             source = await es.get_source(
                 index=names.alias("plans"),
-                id=plan_year_key(year, bid_id),
+                id=plan_doc_id(year, bid_id),
                 source_includes=[*OFFER_FIELDS, PLAN_FIELDS.serviceArea],
                 realtime=False,
             )

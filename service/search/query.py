@@ -14,7 +14,7 @@ from typing import Any
 from core.documents import Json
 from core.index_contract import SEARCH_FIELDS as F
 from core.network import in_network_clause
-from core.plans import canonical_bid_id, plan_key, plan_year_key
+from core.plans import canonical_bid_id, plan_doc_id, plan_key
 from core.text import normalize
 from service.search.facets import facet_aggregations
 from service.search.interpret import Interpretation
@@ -150,7 +150,7 @@ def _filters(question: Question) -> list[Json]:
         filters.append({"term": {F.pcpEligible: request.pcpEligible}})
     if request.contractYear is not None:
         bid = canonical_bid_id(request.bidId) if request.bidId else None
-        key = plan_year_key(request.contractYear, plan_key(bid, request.payerPlanId))
+        key = plan_doc_id(request.contractYear, plan_key(bid, request.payerPlanId))
         filters.append(in_network_clause(key, question.today))
     return filters
 

@@ -7,7 +7,7 @@ from datetime import date
 
 from core.documents import CoverageDoc
 from core.network import in_force, network_periods, role_id, role_provider_key
-from core.plans import plan_year_key
+from core.plans import plan_doc_id
 
 
 def _row(
@@ -50,8 +50,8 @@ def test_periods_hold_in_network_rows_once_in_a_fixed_order() -> None:
         _row("H3333_001_000", status="out_of_network"),
     ]
     assert network_periods(rows) == [
-        {"key": plan_year_key(2026, "H1111_001_000"), "period": {"lt": "2026-07-01"}},
-        {"key": plan_year_key(2026, "H2222_001_000"), "period": {"gte": "2026-03-01"}},
+        {"key": plan_doc_id(2026, "H1111_001_000"), "period": {"lt": "2026-07-01"}},
+        {"key": plan_doc_id(2026, "H2222_001_000"), "period": {"gte": "2026-03-01"}},
     ]
     assert network_periods(reversed(rows)) == network_periods(rows)
 

@@ -12,7 +12,7 @@ import us
 from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import IndexNames
-from core.plans import plan_year_key
+from core.plans import plan_doc_id
 from indexer.load.run import LoadReport, SourceFiles
 from tests.service.plans import plan_files
 
@@ -64,7 +64,7 @@ async def test_every_plan_is_stored_with_its_rating(
 ) -> None:
     names, _ = loaded_sample
     assert sample_sources.star_ratings and sample_sources.plan_details
-    ids = [plan_year_key(2026, b) for b in plan_files.plans()]
+    ids = [plan_doc_id(2026, b) for b in plan_files.plans()]
     found = await es.mget(index=names.alias("plans"), ids=ids)
     docs = [d["_source"] for d in found["docs"] if d["found"]]
     assert len(docs) == len(ids)

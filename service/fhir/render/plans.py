@@ -19,8 +19,8 @@ from core.plan_resources import (
     network_id,
     payer_id,
     plan_counties,
-    year_key,
 )
+from core.plans import plan_doc_id_of
 from core.text import normalize
 from service.fhir.models import Resource
 from service.fhir.render.elements import DATA_ABSENT, reference
@@ -44,7 +44,7 @@ class PlanRecord:
 
     @property
     def key(self) -> str:
-        return year_key(self.plan)
+        return plan_doc_id_of(self.plan)
 
     @property
     def id(self) -> str:

@@ -113,7 +113,7 @@ def named_query(kind: ResourceType, head: str, bound: int) -> Json:
     ``bound`` resources read; the total says whether there are more)."""
     element = REFERENCE_ELEMENTS[(kind, head)]
     body = {"query": {"bool": {"filter": [{"term": {PLAN_FIELDS.resourceType: kind}}]}}}
-    return _bounded(body, bound, bound) | {"_source": [f"resource.{element}"]}
+    return _bounded(body, bound, bound) | {"_source": [f"{PLAN_FIELDS.resource}.{element}"]}
 
 
 def providers_query(inner: Search, ids: list[str] | None, bound: int, today: date) -> Json:

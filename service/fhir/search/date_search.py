@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 from datetime import UTC, date, datetime, timedelta
 
-from core.changes import CHANGED_AT_MAPPING, instant
+from core.changes import instant
 from core.documents import Json
+from core.index_fields import INSTANT
 
 _SECOND = timedelta(seconds=1)
 _CLOCK = re.compile(r"[0-9]{2}:[0-9]{2}(?P<seconds>:[0-9]{2}(?:\.(?P<fraction>[0-9]+))?)?")
@@ -73,9 +74,9 @@ def _bounds(prefix: str, value: str) -> dict[str, datetime]:
 
 
 def instant_query(field: str, prefix: str, value: str) -> Json:
-    """The query of an instant field (``CHANGED_AT_MAPPING``'s format) for ``prefix value``."""
+    """The query of an instant field (``INSTANT``'s format) for ``prefix value``."""
     bounds: Json = {side: instant(at) for side, at in _bounds(prefix, value).items()}
-    ranged = {"range": {field: {**bounds, "format": CHANGED_AT_MAPPING["format"]}}}
+    ranged = {"range": {field: {**bounds, "format": INSTANT.mapping["format"]}}}
     return {"bool": {"must_not": ranged}} if prefix == "ne" else ranged
 
 

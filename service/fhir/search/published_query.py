@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.changes import CHANGED_AT
 from core.documents import Json
 from core.fhir_terms import term
 from core.index_contract import PLAN_FIELDS
@@ -17,13 +16,13 @@ from service.fhir.search.date_search import instant_query
 from service.fhir.search.parameters import TARGETS
 from service.fhir.search.query import NOTHING, reference_id
 
-PUBLISHED_SOURCE = ["resource", CHANGED_AT]
+PUBLISHED_SOURCE = [PLAN_FIELDS.resource, PLAN_FIELDS.changedAt]
 
 
 def _value(clause: Clause, index: int) -> Json:
     value = clause.values[index]
     if clause.param.type == "date":
-        return instant_query(CHANGED_AT, clause.prefixes[index], value)
+        return instant_query(PLAN_FIELDS.changedAt, clause.prefixes[index], value)
     if clause.param.type == "reference":
         found = reference_id(clause, value)
         kind = TARGETS[clause.name.split(".")[-1]]
@@ -63,7 +62,7 @@ def published_query(search: Search, size: int, after: list[Any] | None) -> Json:
         filters.append(NOTHING)  # they have no place and are not in /v2
     body: Json = {
         "query": {"bool": {"filter": filters}},
-        "sort": [{"id": "asc"}],
+        "sort": [{PLAN_FIELDS.id: "asc"}],
         "size": size,
         "track_total_hits": True,
         "_source": PUBLISHED_SOURCE,
@@ -84,7 +83,7 @@ def organization_query(kinds: list[str], organizations: list[str], size: int) ->
                 ]
             }
         },
-        "sort": [{"id": "asc"}],
+        "sort": [{PLAN_FIELDS.id: "asc"}],
         "size": size,
         "_source": PUBLISHED_SOURCE,
     }

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from elasticsearch import AsyncElasticsearch
 
 from core.documents import Json, Location
+from core.index_contract import SEARCH_FIELDS as F
 from core.index_contract import IndexNames
 from core.network import keys_in_force, role_id
 from service.fhir.models import Resource, ResourceType, Search
@@ -144,7 +145,7 @@ async def expanded_total(
     total, after = 0, None
     for _ in range(MAX_COUNTED_HITS // COUNT_PAGE):
         body = build_query(search, COUNT_PAGE, after, today) | {
-            "_source": ["locations", "networks", "npi"]
+            "_source": [F.locations, F.networks, F.npi]
         }
         hits = (await search_index.search(es, names, body))["hits"]["hits"]
         total += sum(expansion.counted(search, raw["_source"], today) for raw in hits)

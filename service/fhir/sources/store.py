@@ -7,7 +7,7 @@ from elasticsearch import AsyncElasticsearch
 
 from core.changes import CHANGED_AT
 from core.documents import Json
-from core.index_contract import PLAN_READ_SOURCE, IndexNames
+from core.index_contract import PLAN_FIELDS, PLAN_READ_SOURCE, IndexNames
 from service.fhir.render.plans import PlanRecord
 from service.fhir.search.published_query import PUBLISHED_SOURCE
 from service.search_kit.limits import MAX_WINDOW, RESOURCE_SOURCE
@@ -21,7 +21,7 @@ MAX_PLANS = MAX_WINDOW  # far above the plans of any directory
 EVERY_PLAN: Json = {
     "size": MAX_PLANS,
     "_source": PLAN_READ_SOURCE,
-    "query": {"bool": {"must_not": {"exists": {"field": "resourceType"}}}},
+    "query": {"bool": {"must_not": {"exists": {"field": PLAN_FIELDS.resourceType}}}},
     "sort": ["_doc"],
 }
 
