@@ -4,13 +4,13 @@ each kind named for the load and update reports (PlanNetDirectory.normalised).
 - ``identifier_value_as_number``: an ``identifier.value`` published as a JSON number (anywhere in
   the resource) is read and served as its string: FHIR's ``value`` is a string.
 - ``missing_last_updated``: a resource without ``meta.lastUpdated`` is served with the time the
-  directory last saw it change (service.fhir.elements), not with none.
+  directory last saw it change (service.fhir.render.elements), not with none.
 - ``specialty_not_in_value_set``: a HealthcareService's ``specialty`` coding of a NUCC code that
   Plan-Net's required binding (SpecialtiesVS) lacks is left out, as served and as searched; a
   specialty left without codings is left out whole.
 
 What the import does not pass on is not a normalisation: ``InsurancePlan.type`` is not read (the
-served type is the directory's own, service.fhir.plans), so a code Plan-Net 1.1.0 lacks there
+served type is the directory's own, service.fhir.render.plans), so a code Plan-Net 1.1.0 lacks there
 (``InsuranceProductTypeCS#medicare``) never reaches ``/fhir``.
 """
 

@@ -53,7 +53,7 @@ async def update_session(
     async with job_lock(es, options.names, "update", path.name) as previous:
         report.took_over_from = previous.describe() if previous else None
         # Stamped once the lock is ours: no earlier than its ``started``, which an export begun
-        # meanwhile takes as its transactionTime (service.fhir.export_job.transaction_time).
+        # meanwhile takes as its transactionTime (service.fhir.export.job.transaction_time).
         report.changed_at = changes.now()
         live = await live_version(es, options.names)
         report.version = live.version
