@@ -1,5 +1,6 @@
-"""Bulk Data ``$export`` (HL7 Bulk Data Access IG 2.0), the pure part: the job a kick-off
-(service.fhir.export.request) becomes, its manifest, and the query of one output file's page.
+"""Bulk Data ``$export`` (HL7 Bulk Data Access IG 2.0), the pure part: what a kick-off
+(service.fhir.export.request) records (the job: service.fhir.export.models.ExportJob), its
+manifest, and the query of one output file's page.
 
 An export is a snapshot: an Elasticsearch point in time (PIT) opened at kick-off on the
 aliases' current indices, one per alias read. Each output file is one slice of one type's query
