@@ -12,7 +12,7 @@ from typing import Any, cast
 import orjson
 from elasticsearch import AsyncElasticsearch
 
-from core.changes import CHANGED_AT, instant
+from core.changes import instant
 from core.documents import Json
 from core.index_contract import IndexNames
 from service.fhir.export import store as store
@@ -34,6 +34,7 @@ from service.fhir.export.job import (
     transaction_time,
     type_query,
 )
+from service.fhir.export.models import ExportJob
 from service.fhir.export.request import ExportRequest
 from service.fhir.models import Resource, ResourceType
 from service.fhir.render.hits import hit_of
@@ -64,8 +65,7 @@ async def kick_off(
     pits: dict[str, str] = {
         alias: await store.open_pit(es, names.alias(alias), KEEP_ALIVE) for alias in aliases
     }
-    since = asked.since.isoformat() if asked.since else None
-    files: dict[str, int] = {}
+    files: dict[ResourceType, int] = {}
     with store.opened_just_now():
         for kind in asked.types:
             if HIT_FILES[kind] is None:
@@ -77,22 +77,22 @@ async def kick_off(
         built = {kind: False for kind in asked.types if kind in PLAN_BUILT_TYPES}
         if built:  # which plan-built files hold anything (a few hundred plans: read at once)
             records = plan_records(await store.snapshot_plans(es, pits["plans"]))
-            built = {kind: bool(_plan_built(kind, records, since)) for kind in built}
+            built = {kind: bool(_plan_built(kind, records, asked.since)) for kind in built}
         if asked.since is not None:
             await _removals(es, names, asked, pits)
     job_id = job_id or uuid.uuid4().hex
-    job: Json = {
-        "request": request_url,
-        "types": list(asked.types),
-        "since": since,
-        "day": today.isoformat(),
-        "transactionTime": instant(as_of),
-        "expires": instant(now + timedelta(seconds=JOB_LIFETIME_SECONDS)),
-        "pits": pits,
-        "files": files,
-        "built": built,
-        "ignored": [list(pair) for pair in asked.ignored],
-    }
+    job = ExportJob(
+        request=request_url,
+        types=asked.types,
+        since=asked.since,
+        day=today,
+        transaction_time=as_of,
+        expires=now + timedelta(seconds=JOB_LIFETIME_SECONDS),
+        pits=pits,
+        files=files,
+        built=built,
+        ignored=asked.ignored,
+    )
     await store.save_job(es, names, job_id, job)
     return job_id
 
@@ -111,16 +111,16 @@ async def _removals(
         await store.close_pit(es, pit)
 
 
-async def live_job(es: AsyncElasticsearch, names: IndexNames, job_id: str) -> Json | None:
+async def live_job(es: AsyncElasticsearch, names: IndexNames, job_id: str) -> ExportJob | None:
     """The job, unless unknown, cancelled or expired."""
     job = await store.job(es, names, job_id)
-    if job is None or job["expires"] <= instant(datetime.now(UTC)):
+    if job is None or job.expired(datetime.now(UTC)):
         return None
     return job
 
 
-async def cancel(es: AsyncElasticsearch, names: IndexNames, job_id: str, job: Json) -> None:
-    for pit in job["pits"].values():
+async def cancel(es: AsyncElasticsearch, names: IndexNames, job_id: str, job: ExportJob) -> None:
+    for pit in job.pits.values():
         await store.close_pit(es, pit)
     await store.delete_job(es, names, job_id)
 
@@ -143,7 +143,7 @@ async def file_lines(
     es: AsyncElasticsearch,
     names: IndexNames,
     job_id: str,
-    job: Json,
+    job: ExportJob,
     name: str,
     part: int,
     page_size: int,
@@ -159,7 +159,7 @@ async def file_lines(
 
 
 async def _file_lines(
-    es: AsyncElasticsearch, job: Json, name: str, part: int, page_size: int
+    es: AsyncElasticsearch, job: ExportJob, name: str, part: int, page_size: int
 ) -> AsyncIterator[bytes]:
     if name == DELETED:
         async for line in _deleted_lines(es, job, page_size):
@@ -169,10 +169,10 @@ async def _file_lines(
         yield b"".join(orjson.dumps(outcome) + b"\n" for outcome in ignored_outcomes(job))
         return
     kind = cast(ResourceType, name)
-    today = date.fromisoformat(job["day"])
+    today = job.day
     if part == plan_file(job, kind):
-        records = plan_records(await store.snapshot_plans(es, job["pits"]["plans"]))
-        chosen = _plan_built(kind, records, job.get("since"))
+        records = plan_records(await store.snapshot_plans(es, job.pits["plans"]))
+        chosen = _plan_built(kind, records, job.since)
         yield b"".join(orjson.dumps(r) + b"\n" for r in chosen)
         return
     after: list[Any] | None = None
@@ -186,7 +186,9 @@ async def _file_lines(
         after = hits[-1]["sort"]
 
 
-def _plan_built(kind: ResourceType, records: list[PlanRecord], since: str | None) -> list[Resource]:
+def _plan_built(
+    kind: ResourceType, records: list[PlanRecord], since: datetime | None
+) -> list[Resource]:
     """A type's plan-built resources (payers and networks, InsurancePlans, or counties), built
     from every plan; with ``_since``, those a plan changed at or after it is built into."""
 
@@ -195,13 +197,15 @@ def _plan_built(kind: ResourceType, records: list[PlanRecord], since: str | None
     every = of(PlanResources(records))
     if since is None:
         return every
-    cutoff = instant(datetime.fromisoformat(since))
-    changed = [r for r in records if str(r.plan.get(CHANGED_AT, cutoff)) >= cutoff]
+    cutoff = instant(since)
+    changed = [r for r in records if r.changed_at >= cutoff]
     ids = {resource["id"] for resource in of(PlanResources(changed))}
     return [resource for resource in every if resource["id"] in ids]
 
 
-async def _deleted_lines(es: AsyncElasticsearch, job: Json, page_size: int) -> AsyncIterator[bytes]:
+async def _deleted_lines(
+    es: AsyncElasticsearch, job: ExportJob, page_size: int
+) -> AsyncIterator[bytes]:
     after: list[Any] | None = None
     while hits := await store.page(es, removals_page_body(job, after, page_size)):
         yield orjson.dumps(deleted_bundle(hits)) + b"\n"

@@ -1,5 +1,6 @@
-"""Bulk Data ``$export`` (HL7 Bulk Data Access IG 2.0), the pure part: the job a kick-off
-(service.fhir.export.request) becomes, its manifest, and the query of one output file's page.
+"""Bulk Data ``$export`` (HL7 Bulk Data Access IG 2.0), the pure part: what a kick-off
+(service.fhir.export.request) records (the job: service.fhir.export.models.ExportJob), its
+manifest, and the query of one output file's page.
 
 An export is a snapshot: an Elasticsearch point in time (PIT) opened at kick-off on the
 aliases' current indices, one per alias read. Each output file is one slice of one type's query
@@ -10,11 +11,12 @@ from __future__ import annotations
 
 import math
 from datetime import UTC, date, datetime
-from typing import Any, Final
+from typing import Any, Final, cast
 
-from core.changes import CHANGED_AT, REMOVED_AT, instant
+from core.changes import instant
 from core.documents import Json
-from core.index_contract import IndexKind
+from core.index_contract import PLAN_FIELDS, REMOVAL_FIELDS, SEARCH_FIELDS, IndexKind
+from service.fhir.export.models import ExportJob
 from service.fhir.export.request import PROVIDER_TYPES
 from service.fhir.models import PUBLISHED_TYPES, ResourceType, Search
 from service.fhir.search.published_query import PUBLISHED_SOURCE
@@ -52,15 +54,15 @@ def aliases_of(kind: ResourceType) -> set[IndexKind]:
     return hits | ({"plans"} if kind in PLAN_BUILT_TYPES else set())
 
 
-def plan_file(job: Json, kind: str) -> int | None:
+def plan_file(job: ExportJob, kind: ResourceType) -> int | None:
     """The part number of a type's plan-built file (after its hit files), if it has one: the
     kick-off says which types' plan-built files hold something (``built``)."""
-    built = kind in PLAN_BUILT_TYPES and job.get("built", {}).get(kind, True)
-    return int(job["files"][kind]) if built else None
+    built = kind in PLAN_BUILT_TYPES and job.built.get(kind, True)
+    return job.files[kind] if built else None
 
 
-def parts(job: Json, kind: str) -> int:
-    return int(job["files"][kind]) + (0 if plan_file(job, kind) is None else 1)
+def parts(job: ExportJob, kind: ResourceType) -> int:
+    return job.files[kind] + (0 if plan_file(job, kind) is None else 1)
 
 
 def files_of(count: int, hits_per_file: int) -> int:
@@ -88,29 +90,31 @@ def changed_since(field: str, since: datetime) -> Json:
 def type_query(kind: ResourceType, since: datetime | None, today_iso: str) -> Json:
     """The query of every document a type's resources are built from (changed after ``since``)."""
     if HIT_FILES[kind] == "plans":  # published: each document is one resource of its type
-        filters: list[Json] = [{"term": {"resourceType": kind}}]
+        filters: list[Json] = [{"term": {PLAN_FIELDS.resourceType: kind}}]
+        changed_at = PLAN_FIELDS.changedAt
     else:
         body = build_query(Search(kind=kind), 0, None, date.fromisoformat(today_iso))
         filters = list(body["query"]["bool"]["filter"])
+        changed_at = SEARCH_FIELDS.changedAt
     if since is not None:
-        filters.append(changed_since(CHANGED_AT, since))
+        filters.append(changed_since(changed_at, since))
     return {"bool": {"filter": filters}}
 
 
 def page_body(
-    job: Json, kind: ResourceType, part: int, after: list[Any] | None, page_size: int
+    job: ExportJob, kind: ResourceType, part: int, after: list[Any] | None, page_size: int
 ) -> Json:
     """One page of one output file: its slice of the type's query over the job's PIT."""
     alias = alias_of(kind)
     body: Json = {
         "size": page_size,
-        "query": type_query(kind, job_since(job), job["day"]),
-        "pit": {"id": job["pits"][alias], "keep_alive": f"{JOB_LIFETIME_SECONDS}s"},
+        "query": type_query(kind, job.since, job.day.isoformat()),
+        "pit": {"id": job.pits[alias], "keep_alive": f"{JOB_LIFETIME_SECONDS}s"},
         "sort": ["_shard_doc"],
         "track_total_hits": False,
         "_source": PUBLISHED_SOURCE if alias == "plans" else list(RESOURCE_SOURCE),
     }
-    files = job["files"][kind]
+    files = job.files[kind]
     if files > 1:
         body["slice"] = {"id": part, "max": files}
     if after is not None:
@@ -118,37 +122,31 @@ def page_body(
     return body
 
 
-def job_since(job: Json) -> datetime | None:
-    """The job's ``_since`` (stored as an ISO moment in UTC)."""
-    since = job.get("since")
-    return datetime.fromisoformat(since) if since else None
-
-
-def file_exists(job: Json, name: str, part: int) -> bool:
+def file_exists(job: ExportJob, name: str, part: int) -> bool:
     """``name``: a type, DELETED or ERRORS."""
     if name == DELETED:
-        return part == 0 and DELETED in job["pits"]
+        return part == 0 and DELETED in job.pits
     if name == ERRORS:
-        return part == 0 and bool(job.get("ignored"))
-    return name in job["files"] and 0 <= part < parts(job, name)
+        return part == 0 and bool(job.ignored)
+    return name in job.files and 0 <= part < parts(job, cast(ResourceType, name))
 
 
 def removals_query(types: tuple[ResourceType, ...], since: datetime) -> Json:
     """The resources of these types updates removed after ``since``."""
-    removed = changed_since(REMOVED_AT, since)
-    return {"bool": {"filter": [{"terms": {"resourceType": list(types)}}, removed]}}
+    removed = changed_since(REMOVAL_FIELDS.removedAt, since)
+    return {"bool": {"filter": [{"terms": {REMOVAL_FIELDS.resourceType: list(types)}}, removed]}}
 
 
-def removals_page_body(job: Json, after: list[Any] | None, page_size: int) -> Json:
-    since = job_since(job)
+def removals_page_body(job: ExportJob, after: list[Any] | None, page_size: int) -> Json:
+    since = job.since
     assert since is not None  # a job has removals only when asked with _since
     body: Json = {
         "size": page_size,
-        "query": removals_query(tuple(job["types"]), since),
-        "pit": {"id": job["pits"][DELETED], "keep_alive": f"{JOB_LIFETIME_SECONDS}s"},
+        "query": removals_query(job.types, since),
+        "pit": {"id": job.pits[DELETED], "keep_alive": f"{JOB_LIFETIME_SECONDS}s"},
         "sort": ["_shard_doc"],
         "track_total_hits": False,
-        "_source": ["resourceType", "id"],
+        "_source": [REMOVAL_FIELDS.resourceType, REMOVAL_FIELDS.id],
     }
     if after is not None:
         body["search_after"] = after
@@ -162,32 +160,32 @@ def deleted_bundle(hits: list[Json]) -> Json:
     return {"resourceType": "Bundle", "type": "transaction", "entry": entries}
 
 
-def manifest(job: Json, base: str, job_id: str, token_needed: bool) -> Json:
+def manifest(job: ExportJob, base: str, job_id: str, token_needed: bool) -> Json:
     """The completion manifest: every type's files, by type and slice."""
     output = [
         {"type": kind, "url": f"{base}/$export-file/{job_id}/{kind}/{part}"}
-        for kind in job["types"]
+        for kind in job.types
         for part in range(parts(job, kind))
     ]
     return {
-        "transactionTime": job["transactionTime"],
-        "request": job["request"],
+        "transactionTime": instant(job.transaction_time),
+        "request": job.request,
         "requiresAccessToken": token_needed,
         "output": output,
         **(
             {DELETED: [{"type": "Bundle", "url": f"{base}/$export-file/{job_id}/{DELETED}/0"}]}
-            if DELETED in job["pits"]
+            if DELETED in job.pits
             else {}
         ),
         "error": (
             [{"type": "OperationOutcome", "url": f"{base}/$export-file/{job_id}/{ERRORS}/0"}]
-            if job.get("ignored")
+            if job.ignored
             else []
         ),
     }
 
 
-def ignored_outcomes(job: Json) -> list[Json]:
+def ignored_outcomes(job: ExportJob) -> list[Json]:
     """The error file: what lenient handling left out of the kick-off, one OperationOutcome per
     parameter (as the IG asks of a server that processed such a request)."""
     return [
@@ -202,14 +200,14 @@ def ignored_outcomes(job: Json) -> list[Json]:
                 }
             ],
         }
-        for _, why in job.get("ignored", [])
+        for _, why in job.ignored
     ]
 
 
 PUBLISH_MANIFEST: Final = "http://hl7.org/fhir/uv/bulkdata/StructureDefinition/BulkPublishManifest"
 
 
-def publish_manifest(job: Json, base: str, job_id: str, token_needed: bool) -> Json:
+def publish_manifest(job: ExportJob, base: str, job_id: str, token_needed: bool) -> Json:
     """The Bulk Publish manifest: the export of every type, without the request it answers."""
     exported = {
         k: v for k, v in manifest(job, base, job_id, token_needed).items() if k != "request"

@@ -10,12 +10,12 @@ from datetime import date
 
 from elasticsearch import AsyncElasticsearch
 
-from core.documents import Json
 from core.index_contract import IndexNames
 from core.publication import publication_key
 from service.errors import ResourceNotFound
 from service.fhir.export import store
 from service.fhir.export.export import kick_off, live_job
+from service.fhir.export.models import ExportJob
 from service.fhir.export.request import EXPORT_TYPES, ExportRequest
 
 PUBLICATION = "$bulk-publish"
@@ -27,7 +27,7 @@ async def published_job(
     request_url: str,
     today: date,
     hits_per_file: int,
-) -> tuple[str, Json]:
+) -> tuple[str, ExportJob]:
     """The export the current publication is served as (its id, its job), started if need be."""
     record = await store.publication(es, names)
     if record is None:

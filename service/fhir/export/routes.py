@@ -5,16 +5,17 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import aclosing
-from datetime import datetime
 from email.utils import format_datetime
 
 import orjson
 from aiohttp import web
 
+from core.changes import instant
 from service.errors import ResourceNotFound
 from service.fhir.base import base_url
 from service.fhir.export.export import cancel, file_lines, kick_off, live_job
 from service.fhir.export.job import file_exists, manifest, publish_manifest
+from service.fhir.export.models import ExportJob
 from service.fhir.export.publish import published_job
 from service.fhir.export.request import NDJSON, read_kick_off
 from service.web.contract import Route
@@ -25,7 +26,7 @@ EXPORT_JOB = "$export-job"
 log = logging.getLogger(__name__)
 
 
-async def _job(request: web.Request) -> dict[str, object]:
+async def _job(request: web.Request) -> ExportJob:
     job_id = request.match_info["job"]
     job = await live_job(request.app[ES], request.app[INDEX_NAMES], job_id)
     if job is None:
@@ -56,8 +57,7 @@ async def export_status(request: web.Request) -> web.Response:
     job = await _job(request)
     token_needed = not request.app[SETTINGS].fhir_anonymous
     body = manifest(job, base_url(request), request.match_info["job"], token_needed)
-    expires = datetime.fromisoformat(str(job["expires"]))
-    headers = {"Expires": format_datetime(expires, usegmt=True), "X-Progress": "complete"}
+    headers = {"Expires": format_datetime(job.expires, usegmt=True), "X-Progress": "complete"}
     return web.Response(body=orjson.dumps(body), content_type="application/json", headers=headers)
 
 
@@ -120,11 +120,10 @@ async def bulk_publish(request: web.Request) -> web.Response:
     )
     token_needed = not app[SETTINGS].fhir_anonymous
     body = publish_manifest(job, base_url(request), job_id, token_needed)
-    expires = datetime.fromisoformat(str(job["expires"]))
     headers = {
-        "ETag": f'"{job_id}-{job["transactionTime"]}"',
+        "ETag": f'"{job_id}-{instant(job.transaction_time)}"',
         "Cache-Control": "public, max-age=10",
-        "Expires": format_datetime(expires, usegmt=True),  # when its files may be gone
+        "Expires": format_datetime(job.expires, usegmt=True),  # when its files may be gone
     }
     return web.Response(body=orjson.dumps(body), content_type="application/json", headers=headers)
 

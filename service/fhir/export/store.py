@@ -9,18 +9,18 @@ from typing import cast
 
 from elasticsearch import AsyncElasticsearch, NotFoundError
 
-from core.changes import CHANGED_AT_MAPPING
 from core.documents import Json
-from core.index_contract import LOCK_ID, IndexNames
+from core.index_contract import IndexNames
+from core.lock_record import LOCK_FIELDS, LOCK_ID
 from core.publication import PUBLICATION_ID, Publication
 from service.errors import BackendUnavailable, NotFoundInput
+from service.fhir.export.models import JOB_FIELDS, ExportJob, StoredJob
 from service.fhir.sources.store import EVERY_PLAN
 from service.storage import ALLOW_PARTIAL_RESULTS, elasticsearch_errors
 
 JOBS_WHAT = "the export jobs index"
-# A job is read whole by its id; only its expiry is searched (the sweep). Its snapshot ids,
-# long and many, are kept in the source and not indexed.
-JOBS_MAPPING: Json = {"dynamic": False, "properties": {"expires": CHANGED_AT_MAPPING}}
+# A job is read whole by its id; only its expiry is searched (the sweep): StoredJob.
+JOBS_MAPPING: Json = JOB_FIELDS.mapping()
 
 
 # A whole-directory read is no quick search: a page of a file or a kick-off's count may take
@@ -82,7 +82,7 @@ async def lock_started(es: AsyncElasticsearch, names: IndexNames) -> str | None:
     """When the indexer job holding the prefix's lock started (indexer.lock), if one does."""
     with elasticsearch_errors(names.lock()):
         response = await es.options(ignore_status=404).get(index=names.lock(), id=LOCK_ID)
-    return str(response["_source"]["started"]) if response.get("found") else None
+    return str(response["_source"][LOCK_FIELDS.started]) if response.get("found") else None
 
 
 async def close_pit(es: AsyncElasticsearch, pit: str) -> None:
@@ -124,7 +124,7 @@ async def snapshot_plans(es: AsyncElasticsearch, pit: str) -> Json:
     return await _search_snapshot(es, {**EVERY_PLAN, "pit": {"id": pit}}, "an export file")
 
 
-async def save_job(es: AsyncElasticsearch, names: IndexNames, job_id: str, job: Json) -> None:
+async def save_job(es: AsyncElasticsearch, names: IndexNames, job_id: str, job: ExportJob) -> None:
     """The job recorded. Read back by id (a real-time get), so no refresh is waited for: one
     waits for the index's next refresh, up to its interval, longer than the service's request
     timeout (a first kick-off answered 503). Made on first use, the index is created under the
@@ -139,13 +139,17 @@ async def save_job(es: AsyncElasticsearch, names: IndexNames, job_id: str, job: 
                     index=index, mappings=JOBS_MAPPING
                 )
             )
-        await _reading(es).index(index=index, id=job_id, document=job)
+        await _reading(es).index(index=index, id=job_id, document=job.stored())
 
 
-async def job(es: AsyncElasticsearch, names: IndexNames, job_id: str) -> Json | None:
+def _job_of(source: Json) -> ExportJob:
+    return ExportJob.from_stored(cast(StoredJob, source))
+
+
+async def job(es: AsyncElasticsearch, names: IndexNames, job_id: str) -> ExportJob | None:
     with elasticsearch_errors(JOBS_WHAT):
         response = await es.options(ignore_status=404).get(index=jobs_index(names), id=job_id)
-    return dict(response["_source"]) if response.get("found") else None
+    return _job_of(response["_source"]) if response.get("found") else None
 
 
 async def delete_job(es: AsyncElasticsearch, names: IndexNames, job_id: str) -> None:
@@ -155,13 +159,13 @@ async def delete_job(es: AsyncElasticsearch, names: IndexNames, job_id: str) -> 
 
 async def expired_jobs(
     es: AsyncElasticsearch, names: IndexNames, now: str
-) -> list[tuple[str, Json]]:
-    body = {"size": 100, "query": {"range": {"expires": {"lte": now}}}}
+) -> list[tuple[str, ExportJob]]:
+    body = {"size": 100, "query": {"range": {JOB_FIELDS.expires: {"lte": now}}}}
     with elasticsearch_errors(JOBS_WHAT):
         response = await es.options(ignore_status=404).search(index=jobs_index(names), body=body)
     if "hits" not in response:
         return []
-    return [(h["_id"], h["_source"]) for h in response["hits"]["hits"]]
+    return [(h["_id"], _job_of(h["_source"])) for h in response["hits"]["hits"]]
 
 
 async def publication(es: AsyncElasticsearch, names: IndexNames) -> Publication | None:

@@ -5,6 +5,8 @@ of every type; the files of a superseded publication served until their export e
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
+from datetime import UTC, datetime
 
 import orjson
 from elasticsearch import AsyncElasticsearch
@@ -68,5 +70,6 @@ async def test_a_finished_update_publishes_anew_and_old_files_last_their_grace(
     job_id = URL(old_file).parts[-3]
     job = await export_store.job(es, names, job_id)
     assert job is not None
-    await export_store.save_job(es, names, job_id, {**job, "expires": "2000-01-01T00:00:00Z"})
+    expired = replace(job, expires=datetime(2000, 1, 1, tzinfo=UTC))
+    await export_store.save_job(es, names, job_id, expired)
     assert (await api.get(URL(old_file).path)).status == 404

@@ -6,6 +6,7 @@ job; cancel, unknown and bad kick-offs."""
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
@@ -159,7 +160,7 @@ async def test_an_expired_job_is_not_found_and_swept(
     job_id = status.rsplit("/", 1)[-1]
     job = await export_store.job(es, served_names, job_id)
     assert job is not None
-    expired = {**job, "expires": "2000-01-01T00:00:00Z"}
+    expired = replace(job, expires=datetime(2000, 1, 1, tzinfo=UTC))
     await export_store.save_job(es, served_names, job_id, expired)
     await es.indices.refresh(index=export_store.jobs_index(served_names))  # the sweep searches
     assert (await api.get(status)).status == 404

@@ -123,7 +123,7 @@ async def test_a_snapshot_gone_under_a_job_is_a_404_that_ends_it(
     status, (file,) = await _files(api, "?_type=Endpoint")
     job = await export_store.job(es, served_names, status.rsplit("/", 1)[-1])
     assert job is not None
-    for pit in job["pits"].values():  # as a node restart or a reload's deletes close them
+    for pit in job.pits.values():  # as a node restart or a reload's deletes close them
         await es.close_point_in_time(id=pit)
     outcome = await _outcome(await api.get(file), 404)
     diagnostics = str(outcome["issue"][0]["diagnostics"])  # type: ignore[index]
