@@ -14,18 +14,15 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any, Final
 
-from core.documents import Removal as Removal
+from core.documents import Removal
 from core.index_contract import SEARCH_FIELDS
-from core.index_fields import INSTANT
 from core.network import role_id
 
 INSTANT_FORMAT = "%Y-%m-%dT%H:%M:%SZ"  # FHIR instant, to the second, UTC
-# Deprecated: in query bodies SEARCH_FIELDS.changedAt (PLAN_FIELDS.changedAt) and
-# REMOVAL_FIELDS.removedAt; as a TypedDict key the literal, which mypy checks against the
-# document's type (these two are literals for that: tests/core checks them against it).
+# The stamp as a key of the documents' TypedDicts: a literal, which mypy checks against each
+# document's type (tests/core checks it against the declarations). Query bodies name it through
+# the declarations (SEARCH_FIELDS.changedAt, PLAN_FIELDS.changedAt).
 CHANGED_AT: Final = "changedAt"
-REMOVED_AT: Final = "removedAt"
-CHANGED_AT_MAPPING: dict[str, Any] = INSTANT.mapping  # deprecated: core.index_fields.INSTANT
 
 
 def instant(moment: datetime) -> str:

@@ -24,7 +24,6 @@ from core.documents import (
     SearchDoc,
 )
 from core.index_fields import FieldNames
-from core.lock_record import LOCK_ID as LOCK_ID
 from core.plan_offers import OfferedPlanDoc, PlanRows
 
 IndexKind = Literal["search", "providers", "coverage", "plans", "removals"]

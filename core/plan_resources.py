@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import cast
 
-from core.changes import Removal, removal
-from core.documents import Json, Plan
+from core.changes import removal
+from core.documents import Json, Plan, Removal
 from core.fhir_terms import fhir_id
 from core.plan_offers import AreaCounty
 from core.plans import plan_doc_id_of

@@ -32,8 +32,8 @@ from typing import Any
 
 import orjson
 
-from core.changes import CHANGED_AT, Removal, resources_gone
-from core.documents import Json
+from core.changes import CHANGED_AT, resources_gone
+from core.documents import Json, Removal
 from core.geo import lookup_zip
 from indexer.assembly.documents import Extras, build_documents
 from indexer.assembly.npiset import NpiSet

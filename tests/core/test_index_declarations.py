@@ -15,7 +15,7 @@ from typing import Annotated, Any, TypedDict
 
 import pytest
 
-from core.changes import CHANGED_AT, REMOVED_AT, provider_removals
+from core.changes import CHANGED_AT, provider_removals
 from core.documents import Json, SearchCopies, SearchDoc
 from core.index_contract import (
     DECLARED,
@@ -23,7 +23,6 @@ from core.index_contract import (
     MAPPINGS,
     NETWORK_FIELDS,
     PLAN_FIELDS,
-    REMOVAL_FIELDS,
     SEARCH_FIELDS,
     STAR_FIELDS,
     IndexKind,
@@ -40,6 +39,7 @@ from service.fhir.export.job import (
     removals_query,
     type_query,
 )
+from service.fhir.export.models import ExportJob
 from service.fhir.models import PUBLISHED_TYPES, RESOURCE_TYPES, Search
 from service.fhir.search.parameters import PARAMETERS
 from service.fhir.search.published_query import published_query
@@ -118,7 +118,6 @@ def test_an_object_field_needs_a_type_of_its_own() -> None:
 
 def test_the_literal_field_constants_are_the_declared_names() -> None:
     assert CHANGED_AT == SEARCH_FIELDS.changedAt == PLAN_FIELDS.changedAt
-    assert REMOVAL_FIELDS.removedAt == REMOVED_AT
 
 
 def test_a_misspelt_field_name_fails_where_it_is_used() -> None:
@@ -335,15 +334,18 @@ def test_every_field_the_coverage_and_plan_searches_name_is_declared() -> None:
 SINCE = datetime(2026, 1, 1, tzinfo=UTC)
 
 
-def export_job(since: datetime | None) -> Json:
+def export_job(since: datetime | None) -> ExportJob:
     """A recorded job as the kick-off writes it (service.fhir.export.export), two files per type."""
-    return {
-        "day": TODAY.isoformat(),
-        "since": since.isoformat() if since else None,
-        "pits": {"search": "pit-s", "plans": "pit-p", "deleted": "pit-r"},
-        "files": dict.fromkeys(RESOURCE_TYPES, 2),
-        "types": list(RESOURCE_TYPES),
-    }
+    return ExportJob(
+        request="http://localhost/fhir/$export",
+        types=RESOURCE_TYPES,
+        since=since,
+        day=TODAY,
+        transaction_time=SINCE,
+        expires=SINCE,
+        pits={"search": "pit-s", "plans": "pit-p", "deleted": "pit-r"},
+        files=dict.fromkeys(RESOURCE_TYPES, 2),
+    )
 
 
 def test_every_field_the_export_and_the_removals_name_is_declared() -> None:

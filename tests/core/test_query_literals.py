@@ -31,6 +31,7 @@ QUERY_MODULES: tuple[str, ...] = (
     "service/coverage",
     "service/plans",
     "service/network_kit",
+    "service/fhir",
     "indexer/update",
 )
 
