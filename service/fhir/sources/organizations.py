@@ -87,8 +87,3 @@ class Organizations:
         if is_provider_key(resource_id):
             return await self.providers.read(reading, kind, resource_id)
         return await plan_built(reading, kind, resource_id)
-
-    async def count(self, reading: Reading, search: Search) -> int:
-        plans = await reading.plans()
-        in_memory = found_in_memory(search, plans.organizations, plans.index)
-        return await self.providers.count(reading, search) + len(in_memory)

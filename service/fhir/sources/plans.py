@@ -46,7 +46,3 @@ class PlanBuilt:
 
     async def read(self, reading: Reading, kind: ResourceType, resource_id: str) -> Resource | None:
         return await plan_built(reading, kind, resource_id)
-
-    async def count(self, reading: Reading, search: Search) -> int:
-        plans = await reading.plans()
-        return len(found_in_memory(search, self.of(plans), plans.index))

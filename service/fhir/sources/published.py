@@ -91,9 +91,3 @@ class Published:
         ids = [f"{kind}/{resource_id}"]
         stored = await store.published_documents(reading.es, reading.names, ids)
         return published_resource(stored[0]) if stored else None
-
-    async def count(self, reading: Reading, search: Search) -> int:
-        search = await resolve_chains(reading.es, reading.names, search, reading.today)
-        body = published_query(search, 0, None)
-        response = await store.published(reading.es, reading.names, body)
-        return int(response["hits"]["total"]["value"])

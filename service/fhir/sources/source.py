@@ -36,13 +36,11 @@ class Reading:
 
 
 class Source(Protocol):
-    """Where a type's resources are found: a page of a search, one resource by id (None: no
-    such resource), and how many match (None: too many to count)."""
+    """Where a type's resources are found: a page of a search, and one resource by id (None: no
+    such resource)."""
 
     async def page(self, reading: Reading, search: Search) -> Page: ...
 
     async def read(
         self, reading: Reading, kind: ResourceType, resource_id: str
     ) -> Resource | None: ...
-
-    async def count(self, reading: Reading, search: Search) -> int | None: ...
