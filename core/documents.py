@@ -20,7 +20,9 @@ from core import index_fields as ix
 from core.index_fields import Indexed
 from core.provider_parts import CLOSED as CLOSED
 from core.provider_parts import Address as Address
+from core.provider_parts import Confidence as Confidence
 from core.provider_parts import DataQualityNote as DataQualityNote
+from core.provider_parts import Evidence as Evidence
 from core.provider_parts import GroupAffiliation as GroupAffiliation
 from core.provider_parts import HospitalAffiliation as HospitalAffiliation
 from core.provider_parts import OpeningHours as OpeningHours
@@ -122,6 +124,7 @@ class Location(TypedDict):
         Field(description="whether the practice takes new patients here (Plan-Net directories)"),
     ]
     hoursOfOperation: list[OpeningHours]
+    confidence: Confidence
 
 
 @with_config(CLOSED)
@@ -190,6 +193,20 @@ class NetworkPeriod(TypedDict):
 _COPIED_TO_TYPOS = ix.NAME_TEXT.but(copy_to="typoTolerant")
 
 
+_POINTS = Indexed(type="geo_point")
+
+
+class ConfidentPoints(TypedDict, total=False):
+    """The points of the locations at or above each confidence score (core.confidence), for
+    ``minConfidence``: each a field of its own, so the radius, the distance sort and the facets
+    of a search read one field whatever the score asked (1: ``points``)."""
+
+    atLeast2: Annotated[list[GeoPoint], _POINTS]
+    atLeast3: Annotated[list[GeoPoint], _POINTS]
+    atLeast4: Annotated[list[GeoPoint], _POINTS]
+    atLeast5: Annotated[list[GeoPoint], _POINTS]
+
+
 class DerivedFields(TypedDict):
     """The search fields made from the provider and locations alone (core.search_fields)."""
 
@@ -216,7 +233,11 @@ class DerivedFields(TypedDict):
     # One per geocoded location, for the radius, distance and facets: a plain multi-valued
     # geo_point, not nested locations (the in-radius locations of a hit are picked from those
     # stored).
-    points: Annotated[list[GeoPoint], Indexed(type="geo_point")]
+    points: Annotated[list[GeoPoint], _POINTS]
+    confidentPoints: Annotated[ConfidentPoints, Indexed.object()]
+    # The best confidence of its locations (core.confidence), placed or not: ``minConfidence``
+    # without a place, and the facet by score.
+    bestConfidence: Annotated[int, Indexed(type="byte")]
     # FHIR's string and token parameters (core.fhir_terms), matched as prefixes; location ids.
     roleCodes: Annotated[list[str], ix.FILTER_KEYWORD]
     familyNames: Annotated[list[str], ix.WORDS_KEYWORD]

@@ -42,8 +42,9 @@ INDEX_KINDS: tuple[IndexKind, ...] = ("search", "providers", "coverage", "plans"
 # made when they are read, not stored; 14: the text fields made from the provider and locations
 # in the case the source gives them, lower-cased by the mapping: core.text.indexed_form; 15: the
 # search document's provider without the id its NPI gives: core.search_fields.provider_source;
-# 16: nameParts without the whole names exactNames holds, which FHIR's name parameter reads).
-SCHEMA = 16
+# 16: nameParts without the whole names exactNames holds, which FHIR's name parameter reads;
+# 17: each location's confidence and the points at or above each score: core.confidence).
+SCHEMA = 17
 DEFAULT_PREFIX = "provider-directory"
 VERSION_FORMAT = "%Y%m%dt%H%M%S%f"  # when its load began (UTC): names sort by age
 

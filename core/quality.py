@@ -40,3 +40,22 @@ REASONS: tuple[str, ...] = (*get_args(LocationReason), *QUALITY_CODES)
 # of 2,672 clinicians (0.37 %) at more than 12 addresses, hospital-based specialists mostly;
 # a payer's directory listing someone at more than that is far more often stale than busy.
 MANY_LOCATIONS = 12
+
+# What each code says, in a sentence: FHIR tags' displays, scorecards and the README's table.
+MEANINGS: dict[str, str] = {
+    "npi_check_digit_invalid": "NPI as published: its check digit is wrong",
+    "npi_malformed": "NPI as published: not 10 digits",
+    "npi_missing": "No NPI published",
+    "npi_deactivated": "A payer lists an NPI that NPPES deactivated",
+    "npi_not_in_nppes": "A payer lists a valid NPI that NPPES does not hold",
+    "name_differs_from_nppes": "A payer's name for the NPI is not NPPES's",
+    "many_locations": f"A payer lists the practitioner at more than {MANY_LOCATIONS} addresses",
+    "confirmed": "Independent sources list the same address",
+    "single_source": "One source lists the address, nothing confirms or contradicts it",
+    "address_unconfirmed": "Only a payer's directory lists the address",
+    "stale": "The newest evidence for the address is more than five years old",
+    "no_phone": "No phone for the address, or a payer lists it without one",
+    "zip_only_geocode": "Placed at its ZIP code's centre, not at the address",
+    "not_geocoded": "Not placed on the map",
+    "po_box": "A post-office box given as a practice address",
+}

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, cast
 
-from core.documents import DerivedFields, GeoPoint, Location, Provider
+from core.documents import ConfidentPoints, DerivedFields, GeoPoint, Location, Provider
 from core.fhir_terms import (
     family_terms,
     given_terms,
@@ -29,12 +29,20 @@ from core.text import indexed_form
 DERIVED_FIELDS: Final = tuple(DerivedFields.__annotations__)
 
 
+# ConfidentPoints' field for each score a search may ask at least (1: every point, ``points``).
+CONFIDENT_POINTS: Final = {2: "atLeast2", 3: "atLeast3", 4: "atLeast4", 5: "atLeast5"}
+
+
 def derived_fields(provider: Provider, locations: Sequence[Location]) -> DerivedFields:
     points: list[GeoPoint] = []
+    confident: dict[str, list[GeoPoint]] = {}
     for location in locations:
         lat, lng = location["address"]["lat"], location["address"]["lng"]
         if lat is not None and lng is not None:
-            points.append({"lat": lat, "lon": lng})
+            point: GeoPoint = {"lat": lat, "lon": lng}
+            points.append(point)
+            for least in range(2, location["confidence"]["score"] + 1):
+                confident.setdefault(CONFIDENT_POINTS[least], []).append(point)
     codes: list[str] = []
     primary: list[str] = []
     names: list[str | None] = []
@@ -78,6 +86,8 @@ def derived_fields(provider: Provider, locations: Sequence[Location]) -> Derived
         "specialtyText": indexed(texts),
         "credentials": indexed(provider["credentials"]),
         "points": points,
+        "confidentPoints": cast(ConfidentPoints, confident),
+        "bestConfidence": max((loc["confidence"]["score"] for loc in locations), default=1),
         "roleCodes": role_codes(provider),
         "familyNames": family_terms(provider),
         "givenNames": given_terms(provider),

@@ -15,6 +15,7 @@ from typing import cast, get_args
 
 from orjson import dumps
 
+from core.confidence import Ages, score_all
 from core.documents import (
     CoverageDoc,
     Gender,
@@ -32,7 +33,7 @@ from core.network import PeriodKey, period_key, periods_of
 from core.npi import provider_id, provider_key
 from core.primary_care import is_pcp_eligible
 from core.search_fields import derived_fields, provider_source
-from indexer.assembly import plan_net
+from indexer.assembly import plan_net, plan_net_stored
 from indexer.assembly.locations import all_locations
 from indexer.assembly.plan_net import Overlay
 from indexer.sources.dac import DacRow
@@ -49,7 +50,7 @@ class ProviderDocuments:
     locations: list[Location]
     search: SearchDoc
     coverage: list[CoverageDoc] = field(default_factory=list)  # what a Plan-Net overlay says
-    overlays: str | None = None  # indexer.assembly.plan_net.stored_overlays
+    overlays: str | None = None  # indexer.assembly.plan_net_stored.stored_overlays
     base: str | None = None  # the documents before the overlay (None: it alone lists them)
 
     def lookup(self) -> LookupDoc:
@@ -187,16 +188,18 @@ def search_document(
 
 
 def build_documents(
-    record: NppesRecord, nucc: Mapping[str, TaxonomyEntry], extras: Extras = NO_EXTRAS
+    record: NppesRecord, nucc: Mapping[str, TaxonomyEntry], ages: Ages, extras: Extras = NO_EXTRAS
 ) -> ProviderDocuments:
+    """``ages``: the day the documents are made on, which their confidence is scored for."""
     provider = provider_document(record, nucc, extras)
-    locations = all_locations(record, extras.dac_rows, provider["pcpEligible"])
+    locations = all_locations(record, extras.dac_rows, provider["pcpEligible"], ages.day)
     other_names = record.other_organization_names + record.other_person_names
     if not extras.plan_net:
+        score_all(provider, locations, ages)
         search = search_document(provider, locations, other_names, extras.networks)
         return ProviderDocuments(provider, locations, search)
     base = stored_base(provider, locations, other_names)
-    return overlaid(provider, locations, other_names, extras.networks, extras.plan_net, base)
+    return overlaid(provider, locations, other_names, extras.networks, extras.plan_net, base, ages)
 
 
 def stored_base(provider: Provider, locations: list[Location], other_names: Sequence[str]) -> str:
@@ -212,14 +215,19 @@ def overlaid(
     networks: Sequence[PeriodKey | None],
     overlays: Sequence[Overlay],
     base: str | None,
+    ages: Ages,
 ) -> ProviderDocuments:
     """The documents of a provider Plan-Net directories add to (or alone list: ``base``
-    None), its in-network periods those of ``networks`` and of the directories' rows."""
+    None), its in-network periods those of ``networks`` and of the directories' rows, its
+    locations scored on the day of ``ages``."""
     coverage: list[CoverageDoc] = []
     for overlay in sorted(overlays, key=lambda o: o.source):
-        provider, locations, rows = plan_net.apply(provider, locations, overlay)
+        provider, locations, rows = plan_net.apply(
+            provider, locations, overlay, other_names, ages.day
+        )
         coverage += rows
+    score_all(provider, locations, ages)
     keys = [*networks, *(period_key(row) for row in coverage)]
     search = search_document(provider, locations, tuple(other_names), keys)
-    stored = plan_net.stored_overlays(overlays)
+    stored = plan_net_stored.stored_overlays(overlays)
     return ProviderDocuments(provider, locations, search, coverage, stored, base)

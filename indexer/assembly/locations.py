@@ -1,11 +1,15 @@
 """A provider's practice locations: the NPPES practice address plus every other address the
-Doctors & Clinicians files give, de-duplicated by normalised line 1 + city + state + ZIP5."""
+Doctors & Clinicians files give, de-duplicated as equivalent addresses (core.addresses: street
+and number, ZIP5); each location's evidence is every source that lists it, with that source's
+date (core.confidence)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
 
+from core.addresses import address_key
+from core.confidence import add_evidence, evidence_of
 from core.documents import Address, GroupAffiliation, HospitalAffiliation, Location
 from core.geo import lookup_zip
 from core.npi import location_id
@@ -30,11 +34,9 @@ def match_key(line: str, city: str, state: str, postal_code: str) -> str:
 
 
 def match_keys(line1: str, line2: str, city: str, state: str, postal_code: str) -> set[str]:
-    # The NPPES file may carry the suite merged into line 1, DAC keeps it in line 2.
-    return {
-        match_key(line1, city, state, postal_code),
-        match_key(f"{line1} {line2}", city, state, postal_code),
-    }
+    """The keys an address is found by among a provider's locations: its equivalence key (a
+    suite, given in line 1 or 2, or the city's spelling make no other address)."""
+    return {address_key(line1, postal_code)}
 
 
 def _location(
@@ -45,6 +47,7 @@ def _location(
     faxes: list[str],
     pcp_eligible: bool,
     source: str,
+    as_of: str | None,
 ) -> Location:
     line1, line2, city, state, postal_code = fields
     place = lookup_zip(postal_code) if us else None
@@ -74,6 +77,7 @@ def _location(
         "geocodePrecision": "zip5" if place else None,
         "newPatients": None,
         "hoursOfOperation": [],
+        "confidence": evidence_of(source, as_of),
     }
     return location
 
@@ -88,6 +92,7 @@ def practice_location(record: NppesRecord, pcp_eligible: bool) -> Location:
         [record.fax] if record.fax else [],
         pcp_eligible,
         "nppes",
+        record.last_update.isoformat() if record.last_update else None,
     )
 
 
@@ -102,24 +107,29 @@ def _add_affiliations(location: Location, row: DacRow) -> None:
 
 
 def listed_location(
-    npi: str, fields: tuple[str, str, str, str, str], pcp_eligible: bool, source: str
+    npi: str,
+    fields: tuple[str, str, str, str, str],
+    pcp_eligible: bool,
+    source: str,
+    as_of: str | None,
 ) -> Location:
     """An address another source lists (line 1, line 2, city, state, ZIP), placed at its ZIP
     code's centre as any other."""
-    return _location(npi, fields, True, [], [], pcp_eligible, source)
+    return _location(npi, fields, True, [], [], pcp_eligible, source, as_of)
 
 
-def _dac_location(npi: str, address: DacAddress, pcp_eligible: bool) -> Location:
+def _dac_location(npi: str, address: DacAddress, pcp_eligible: bool, loaded: str) -> Location:
     fields = (address.line1, address.line2, address.city, address.state, address.zip)
     phones = [address.phone] if address.phone else []
-    return _location(npi, fields, True, phones, [], pcp_eligible, "dac")
+    return _location(npi, fields, True, phones, [], pcp_eligible, "dac", loaded)
 
 
 def all_locations(
-    record: NppesRecord, dac_rows: Sequence[DacRow], pcp_eligible: bool
+    record: NppesRecord, dac_rows: Sequence[DacRow], pcp_eligible: bool, loaded: str
 ) -> list[Location]:
     """NPPES location first, then DAC addresses it does not already have, with the groups and
-    hospitals of the DAC rows at each address."""
+    hospitals of the DAC rows at each address (``loaded``: the day the Doctors & Clinicians
+    file, which gives no date of its own, was loaded)."""
     nppes = practice_location(record, pcp_eligible)
     if not dac_rows:
         return [nppes]
@@ -135,8 +145,11 @@ def all_locations(
         keys = match_keys(address.line1, address.line2, address.city, address.state, address.zip)
         location = next((by_key[key] for key in keys if key in by_key), None)
         if location is None:
-            location = _dac_location(record.npi, address, pcp_eligible)
+            location = _dac_location(record.npi, address, pcp_eligible, loaded)
             locations.append(location)
             by_key.update(dict.fromkeys(keys, location))
+        elif "dac" not in location["sources"]:
+            location["sources"] = [*location["sources"], "dac"]
+            add_evidence(location, "dac", loaded)
         _add_affiliations(location, row)
     return locations

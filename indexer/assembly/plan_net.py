@@ -10,18 +10,18 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any, cast
 
-import orjson
-
+from core.confidence import LISTED_WITHOUT_PHONE, add_evidence, mark
 from core.documents import CoverageDoc, Location, NewPatients, Plan, Provider, Specialty
 from core.index_contract import coverage_doc_id
 from core.npi import KEYED_BY_ID, provider_id
 from core.plans import plan_key, plan_key_of
 from core.primary_care import is_pcp_eligible
 from indexer.assembly.locations import listed_location, match_keys
+from indexer.assembly.signals import listing_notes, unknown_npi_note, with_notes
 from indexer.sources.nucc import TaxonomyEntry
 from indexer.sources.plan_net import PlanNetDirectory
 from indexer.sources.plan_net_providers import Membership, PlanNetProvider
-from indexer.sources.plan_net_records import Hours, Person, Site
+from indexer.sources.plan_net_records import Hours, Site
 from indexer.sources.plans import PLAN_YEAR
 
 
@@ -116,10 +116,14 @@ def _hours(hours: Sequence[Hours]) -> list[Any]:
     ]
 
 
-def _place(location: Location, site: Site, said: str | None, source: str) -> None:
-    """The directory's facts about an address the provider has."""
+def _place(location: Location, site: Site, said: str | None, source: str, as_of: str) -> None:
+    """The directory's facts about an address the provider has (``as_of``: the day it gives
+    for the provider, when the Location gives none)."""
     if source not in location["sources"]:
         location["sources"] = [*location["sources"], source]
+    add_evidence(location, source, site.updated or as_of)
+    if not site.phones:
+        mark(location, LISTED_WITHOUT_PHONE)
     if site.lat is not None and site.lng is not None:
         location["address"] = {**location["address"], "lat": site.lat, "lng": site.lng}
         location["geocodePrecision"] = "exact"
@@ -133,14 +137,21 @@ def _place(location: Location, site: Site, said: str | None, source: str) -> Non
 
 
 def apply(
-    provider: Provider, locations: list[Location], overlay: Overlay
+    provider: Provider,
+    locations: list[Location],
+    overlay: Overlay,
+    other_names: Sequence[str],
+    loaded: str,
 ) -> tuple[Provider, list[Location], list[CoverageDoc]]:
-    """The provider and its locations with the directory's facts added, and its coverage rows."""
+    """The provider and its locations with the directory's facts added, what its listing says
+    against NPPES's record (``other_names``: the record's other names), and its coverage rows
+    (``loaded``: the day of the load, the evidence's date when the directory gives none)."""
     listed, source = overlay.provider, overlay.source
     npi = listed.person.npi  # the key: the NPPES row's NPI, when one is joined
     spoken = listed.person.languages
+    as_of = listed.person.updated or loaded
     provider = {
-        **provider,
+        **with_notes(provider, listing_notes(provider, listed, source, other_names)),
         "languages": list(dict.fromkeys([*provider["languages"], *spoken])),
         "languageSources": list(dict.fromkeys([*provider["languageSources"], source]))
         if spoken
@@ -156,10 +167,12 @@ def apply(
         keys = match_keys(*fields)
         found = next((by_key[key] for key in keys if key in by_key), None)
         if found is None:
-            found = listed_location(npi, fields, provider["pcpEligible"], source)
+            found = listed_location(
+                npi, fields, provider["pcpEligible"], source, site.updated or as_of
+            )
             located.append(found)
             by_key.update(dict.fromkeys(keys, found))
-        _place(found, site, listed.new_patients.get(ref), source)
+        _place(found, site, listed.new_patients.get(ref), source, as_of)
         site_ids[ref] = found["id"]
     rows: dict[str, CoverageDoc] = {}
     for membership in listed.memberships:
@@ -183,10 +196,11 @@ def _fields_of(location: Location) -> tuple[str, str, str, str, str]:
 
 
 def listed_provider(
-    listed: PlanNetProvider, nucc: Mapping[str, TaxonomyEntry], source: str
+    listed: PlanNetProvider, nucc: Mapping[str, TaxonomyEntry], source: str, deactivated: bool
 ) -> Provider:
     """The record of a provider the directory lists and the NPPES file does not, its NPI as
-    published (a ``dataQuality`` note says what is wrong with it)."""
+    published (a ``dataQuality`` note says what is wrong with it, or that NPPES deactivated it
+    (``deactivated``) or does not hold it)."""
     person = listed.person
     taxonomies = list(dict.fromkeys([*person.taxonomies, *listed.taxonomies]))
     specialties: list[Specialty] = []
@@ -231,68 +245,5 @@ def listed_provider(
     if person.issue is not None:
         published = person.published_npi if keyed_by_id else person.npi
         provider["dataQuality"] = [{"code": person.issue, "source": source, "value": published}]
-    return provider
-
-
-# ---- stored with the lookup document, so an update of either source can rebuild the other ----
-
-
-def _site_fields(site: Site) -> dict[str, Any]:
-    # As dataclasses.asdict gives them (orjson sorts the keys), without its deep copy per value.
-    return {**vars(site), "hours": [vars(hours) for hours in site.hours]}
-
-
-def _stored(overlay: Overlay) -> dict[str, Any]:
-    listed = overlay.provider
-    return {
-        "person": vars(listed.person),  # plain values only
-        "sites": {ref: _site_fields(site) for ref, site in listed.sites.items()},
-        "newPatients": listed.new_patients,
-        "taxonomies": listed.taxonomies,
-    }
-
-
-def stored_overlays(overlays: Sequence[Overlay]) -> str:
-    """What each directory said of the provider, by source (its memberships live in the
-    coverage index)."""
-    return orjson.dumps(
-        {o.source: _stored(o) for o in overlays}, option=orjson.OPT_SORT_KEYS
-    ).decode()
-
-
-def _site(fields: dict[str, Any]) -> Site:
-    hours = tuple(
-        Hours(tuple(h["days"]), h["all_day"], h["opens"], h["closes"]) for h in fields["hours"]
-    )
-    return Site(
-        **{
-            **fields,
-            "phones": tuple(fields["phones"]),
-            "faxes": tuple(fields["faxes"]),
-            "hours": hours,
-        }
-    )
-
-
-def _overlay(source: str, fields: dict[str, Any]) -> Overlay:
-    person = fields["person"]
-    listed = PlanNetProvider(
-        Person(
-            **{
-                **person,
-                "languages": tuple(person["languages"]),
-                "taxonomies": tuple((code, name) for code, name in person["taxonomies"]),
-            }
-        ),
-        {ref: _site(site) for ref, site in fields["sites"].items()},
-        dict(fields["newPatients"]),
-        [(code, display) for code, display in fields["taxonomies"]],
-    )
-    return Overlay(source, listed, {})  # no links: the rows it gave are in the coverage index
-
-
-def overlays_of(text: str | None) -> dict[str, Overlay]:
-    """The overlays ``stored_overlays`` kept, by source."""
-    if not text:
-        return {}
-    return {source: _overlay(source, fields) for source, fields in orjson.loads(text).items()}
+    unknown = unknown_npi_note(person, source, deactivated)
+    return with_notes(provider, [unknown]) if unknown else provider

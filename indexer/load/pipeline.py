@@ -17,6 +17,7 @@ from typing import Any
 from orjson import dumps
 
 from core.changes import CHANGED_AT, instant
+from core.confidence import Ages
 from core.documents import Plan
 from core.index_contract import PLAN_FIELDS, IndexKind, coverage_doc_id, version_started
 from core.network import PeriodKey, period_key
@@ -78,8 +79,13 @@ class ActionStream:
         # The providers' two lines, made per row: their heads built once (the hot loop).
         self._provider_line = action_lines("index", indices["providers"])
         self._search_line = action_lines("index", indices["search"])
-        # Every document this load writes changed at the load's start (core.changes).
-        self._changed_at = instant(version_started(report.version))
+        # Every document this load writes changed at the load's start (core.changes), and its
+        # confidence is scored for that day.
+        started = version_started(report.version)
+        self._changed_at = instant(started)
+        self._ages = Ages.on(started.date())
+        # The NPIs the NPPES file deactivated, which a directory may still list.
+        self._deactivated = NpiSet() if tables.plan_net is not None else None
         directory = tables.plan_net
         self._links = plan_net.plan_links(directory) if directory else {}
         # The directory's NPIs not joined to an NPPES row yet: most NPPES rows are asked of
@@ -152,9 +158,12 @@ class ActionStream:
             if is_valid_npi(npi) and not self._not_joined.discard(npi):
                 continue  # an NPPES row had it
             overlay = Overlay(directory.source, directory.providers[npi], self._links)
-            provider = plan_net.listed_provider(overlay.provider, self._tables.nucc, overlay.source)
+            deactivated = is_valid_npi(npi) and npi in (self._deactivated or ())
+            provider = plan_net.listed_provider(
+                overlay.provider, self._tables.nucc, overlay.source, deactivated
+            )
             networks = self._networks.get(int(npi), ()) if npi.isdigit() else ()
-            docs = overlaid(provider, [], (), networks, [overlay], None)
+            docs = overlaid(provider, [], (), networks, [overlay], None, self._ages)
             count += 1
             yield from self._documents(docs, Origin(directory.source, 0, npi))
         self._report.plan_net_only = count
@@ -206,7 +215,7 @@ class ActionStream:
         dac_rows, languages = self._tables.dac.rows.get, self._tables.dac.languages.get
         networks, overlay = self._networks.get, self._overlay
         provider_line, search_line = self._provider_line, self._search_line
-        changed_at = self._changed_at
+        changed_at, ages, deactivated = self._changed_at, self._ages, self._deactivated
         seen = NpiSet()
         providers = 0
         plan_net_npis = self._tables.plan_net is not None
@@ -218,6 +227,8 @@ class ActionStream:
             progress.rows(report.rows_read)
             if isinstance(row, Deactivated):
                 report.deactivated += 1
+                if deactivated is not None:
+                    deactivated.add(row.npi)
                 continue
             npi = row.npi
             dac, spoken, in_network = dac_rows(npi), languages(npi), networks(int(npi))
@@ -227,7 +238,7 @@ class ActionStream:
                 if dac or spoken or in_network or listed
                 else NO_EXTRAS
             )
-            docs = build_documents(row, nucc, extras)
+            docs = build_documents(row, nucc, ages, extras)
             origin = Origin(name, row.row_number, npi)
             providers += 1
             if listed is not None:

@@ -42,6 +42,7 @@ class Site:
     lng: float | None
     phones: tuple[str, ...]
     faxes: tuple[str, ...]
+    updated: str | None  # the day of its meta.lastUpdated
     hours: tuple[Hours, ...]
     new_patients: str | None
 

@@ -243,6 +243,7 @@ def location(body: dict[str, Any]) -> Site:
         lng=lng,
         phones=_telecom(body, "phone"),
         faxes=_telecom(body, "fax"),
+        updated=updated_day(body),
         hours=_hours(body),
         new_patients=new_patients(body),
     )

@@ -33,11 +33,12 @@ from typing import Any
 import orjson
 
 from core.changes import CHANGED_AT, resources_gone
+from core.confidence import Ages
 from core.documents import Json, Removal
 from core.geo import lookup_zip
 from indexer.assembly.documents import Extras, build_documents
 from indexer.assembly.npiset import NpiSet
-from indexer.assembly.plan_net import overlays_of
+from indexer.assembly.plan_net_stored import overlays_of
 from indexer.provenance import JoinFiles, recorded_join_files
 from indexer.sources.dac import DacTable, read_dac
 from indexer.sources.hospitals import read_hospitals
@@ -99,6 +100,7 @@ class _Applier:
         self._report = report
         self._errors = errors
         self._pair = (live.indices["providers"], live.indices["search"])  # as _Write holds them
+        self._ages = Ages.on(date.fromisoformat(report.changed_at[:10]))
 
     def _record_write(
         self, row: NppesRecord, indexed: tuple[Doc | None, Doc | None], coverage: Any
@@ -113,7 +115,7 @@ class _Applier:
             current.networks(coverage.get(npi, {}).values()),
             tuple(overlays.values()),
         )
-        docs = build_documents(row, self._joins.nucc, extras)
+        docs = build_documents(row, self._joins.nucc, self._ages, extras)
         new = (current.as_indexed(docs.lookup()), current.as_indexed(docs.search))
         stored = (new[0], current.stored_search(new[1]))
         if stored == (indexed[0], indexed[1] and current.stored_search(indexed[1])):

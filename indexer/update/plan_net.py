@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from datetime import date
 from pathlib import Path
 from typing import Any, cast
 
@@ -24,12 +25,13 @@ import orjson
 from elasticsearch.helpers import async_scan
 
 from core.changes import CHANGED_AT, SearchPair, resources_gone, unstamped
+from core.confidence import Ages, score_all
 from core.documents import CoverageDoc, Json, Location, Provider
 from core.index_contract import SEARCH_FIELDS as F
 from core.index_contract import coverage_doc_id
 from core.lookup_answers import stored_locations, stored_provider
 from core.search_fields import with_derived_fields
-from indexer.assembly import plan_net
+from indexer.assembly import plan_net, plan_net_stored
 from indexer.assembly.documents import (
     ProviderDocuments,
     overlaid,
@@ -70,6 +72,13 @@ def _base(lookup: Doc) -> tuple[Provider, list[Location], list[str]] | None:
     return fields["provider"], fields["locations"], fields["otherNames"]
 
 
+def _deactivated(lookup: Doc | None) -> bool:
+    """Whether NPPES had deactivated the NPI of a provider only directories list, as its
+    documents said (the NPPES file, and its weekly updates, decide it)."""
+    notes = stored_provider(cast(Any, lookup)).get("dataQuality", ()) if lookup else ()
+    return any(note["code"] == "npi_deactivated" for note in notes)
+
+
 class _Applier:
     def __init__(
         self,
@@ -86,9 +95,10 @@ class _Applier:
         self.stamped: list[SearchPair] = []  # search documents a batch rewrites or deletes
         self._report = report
         self._nucc = nucc
+        self._ages = Ages.on(date.fromisoformat(report.changed_at[:10]))
 
     def _overlays(self, lookup: Doc | None, npi: str) -> list[Overlay]:
-        kept = plan_net.overlays_of(lookup.get("planNet") if lookup else None)
+        kept = plan_net_stored.overlays_of(lookup.get("planNet") if lookup else None)
         kept.pop(self._source, None)
         listed = self._directory.providers.get(npi)
         if listed is not None:
@@ -106,15 +116,21 @@ class _Applier:
         if base is not None:
             provider, locations, other_names = base
             if not overlays:
+                score_all(provider, locations, self._ages)
                 search = search_document(provider, locations, tuple(other_names), networks)
                 return ProviderDocuments(provider, locations, search), True
             stored = _stored_base(lookup)
-            return overlaid(provider, locations, other_names, networks, overlays, stored), True
+            docs = overlaid(
+                provider, locations, other_names, networks, overlays, stored, self._ages
+            )
+            return docs, True
         if not overlays:
             return None, False
         listed = next((o for o in overlays if o.source == self._source), overlays[0])
-        provider = plan_net.listed_provider(listed.provider, self._nucc, listed.source)
-        return overlaid(provider, [], (), networks, overlays, None), False
+        provider = plan_net.listed_provider(
+            listed.provider, self._nucc, listed.source, _deactivated(lookup)
+        )
+        return overlaid(provider, [], (), networks, overlays, None, self._ages), False
 
     async def apply(self, es: Any, npis: Sequence[str]) -> None:
         indices = self._indices

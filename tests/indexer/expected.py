@@ -64,9 +64,22 @@ def _zip(text: str) -> str:
     return digits.zfill(5) if len(digits) <= 5 else digits.zfill(9)
 
 
+# USPS Publication 28 forms of the words the sample's addresses spell out, and the unit
+# designators after which line 1 names a suite, not another address.
+_USPS = {"STREET": "ST", "AVENUE": "AVE", "ROAD": "RD", "DRIVE": "DR", "BOULEVARD": "BLVD",
+         "LANE": "LN", "COURT": "CT", "PLACE": "PL", "PARKWAY": "PKWY", "HIGHWAY": "HWY",
+         "CENTER": "CTR", "NORTH": "N", "SOUTH": "S", "EAST": "E", "WEST": "W", "CIRCLE": "CIR",
+         "SQUARE": "SQ", "TERRACE": "TER", "PLAZA": "PLZ", "ROUTE": "RTE",
+         "TRAIL": "TRL"}  # fmt: skip
+_UNIT = re.compile(
+    r" (STE|SUITE|UNIT|APT|RM|ROOM|FL|FLOOR|FLR|BLDG|BUILDING|DEPT|OFC|OFFICE)( .*)?$"
+)
+
+
 def _keys(line1: str, line2: str, city: str, state: str, zip_code: str) -> set[str]:
-    tail = f"|{_norm(city)}|{_norm(state)}|{zip_code[:5]}"
-    return {_norm(line1) + tail, _norm(f"{line1} {line2}") + tail}
+    """Street and number as the USPS spells them, without a unit, in the ZIP5."""
+    street = _UNIT.sub("", " " + _norm(line1.replace("#", " STE "))).strip()
+    return {" ".join(_USPS.get(word, word) for word in street.split()) + "|" + zip_code[:5]}
 
 
 def dac_address(name: str, row: dict[str, str]) -> tuple[str, str, str, str, str] | None:

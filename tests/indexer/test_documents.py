@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import re
 import uuid
+from datetime import date
 
 import pytest
 
+from core.confidence import Ages
 from core.npi import ID_NAMESPACE, listed_id, location_id, provider_id
 from core.search_fields import provider_of, provider_source
 from indexer.assembly.documents import build_documents, normalize_credentials
@@ -17,6 +19,8 @@ from indexer.sources.nucc import read_nucc
 from indexer.sources.rejects import ignore_rejects
 from tests.source_rows import active_rows
 from tests.source_rows import words as normalize
+
+_AGES = Ages.on(date(2026, 1, 1))
 
 PRACTICE = "Provider Business Practice Location Address"
 
@@ -77,7 +81,7 @@ def test_every_sample_row_maps_field_by_field(sample_sources: SourceFiles) -> No
     assert len(rows) == len(records)
     slots = range(1, 16)
     for row in rows:
-        docs = build_documents(records[row["NPI"]], nucc)
+        docs = build_documents(records[row["NPI"]], nucc, _AGES)
         provider, [location], search = docs.provider, docs.locations, docs.search
         individual = row["Entity Type Code"] == "1"
         dba = row["Provider Other Organization Name Type Code"] == "3"
@@ -137,7 +141,7 @@ def test_a_provider_whose_id_no_npi_gives_keeps_it_in_the_search_source(
         for r in read_nppes(sample_sources.nppes_file, ignore_rejects)
         if isinstance(r, NppesRecord)
     )
-    provider = build_documents(record, read_nucc(sample_sources.nucc)).provider
+    provider = build_documents(record, read_nucc(sample_sources.nucc), _AGES).provider
     listed = {**provider, "id": listed_id("plan-net:acme", "Practitioner/p1"), "npis": []}
     with_other_id = {**provider, "id": listed_id("plan-net:acme", "Practitioner/p2")}
     for kept in (listed, with_other_id):

@@ -81,7 +81,7 @@ def test_records_kept_as_rows_come_back_equal() -> None:
     hours = (Hours(("mon", "tue"), False, "08:00", "17:00"), Hours(("sat",), True, None, None))
     site = Site(
         "Clinic", "1 Main St", "", "Boston", "MA", "02110", 42.36, -71.05, ("617-555-0100",), (),
-        hours, "accepting",
+        "2026-01-03", hours, "accepting",
     )  # fmt: skip
     orgs = [Org("prvgrp", "Group", person), Org(None, None, None)]
     spill = Spill()

@@ -11,7 +11,7 @@ import langcodes
 from core.changes import CHANGED_AT
 from core.documents import Json, Location, NewPatients, OpeningHours, Provider
 from core.fhir_json import without_empty
-from core.npi import NpiIssue, provider_key
+from core.npi import provider_key
 from core.plan_net_codes import (
     ACCEPTING_SYSTEM,
     LANGUAGE_SYSTEM,
@@ -21,6 +21,7 @@ from core.plan_net_codes import (
     profile,
 )
 from core.provider_names import provider_name
+from core.quality import MEANINGS
 from core.search_fields import provider_of
 from service.fhir.models import Resource, ResourceType
 
@@ -35,11 +36,6 @@ _ACCEPTING: dict[NewPatients, tuple[str, str]] = {
 }
 # The tags of what a payer published wrong and the directory serves as published (core.npi).
 DATA_QUALITY_SYSTEM = "urn:provider-directory:data-quality"
-_NOTES: dict[NpiIssue, str] = {
-    "npi_check_digit_invalid": "NPI as published: its check digit is wrong",
-    "npi_malformed": "NPI as published: not 10 digits",
-    "npi_missing": "No NPI published",
-}
 
 
 def reference(kind: ResourceType, resource_id: str, display: str | None = None) -> Resource:
@@ -74,7 +70,7 @@ def provider_meta(name: str, provider: ListedProvider) -> Resource:
     notes = provider.get("dataQuality")
     if notes:
         meta["tag"] = [
-            {"system": DATA_QUALITY_SYSTEM, "code": n["code"], "display": _NOTES[n["code"]]}
+            {"system": DATA_QUALITY_SYSTEM, "code": n["code"], "display": MEANINGS[n["code"]]}
             for n in notes
         ]
     return meta

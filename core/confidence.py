@@ -1,0 +1,136 @@
+"""How far to believe a listed location: the one rule (README "Trust", a table of it), applied
+when the indexer writes a location (a load, every update), so a search costs nothing more.
+
+A location's score starts from how many independent sources list an equivalent address
+(core.addresses): one source 3, two or more 4, and 5 when they agree and the newest of them is
+recent. Each reason below then lowers it by its penalty, to no less than 1. NPPES alone is one
+source, not a signal against it: a provider only NPPES lists scores 3 while its record is not
+stale.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from core.addresses import is_po_box
+from core.documents import Confidence, Evidence, Location, Provider
+from core.quality import Reason
+
+SCORES = range(1, 6)
+RECENT_DAYS = 365  # 5 needs agreeing sources, the newest of them this recent
+STALE_DAYS = 1826  # five years: longer than Medicare's revalidation cycle, with no update at all
+PAYER_PREFIX = "plan-net:"  # a payer's directory (core.documents.SOURCES_DESCRIPTION)
+
+# What each reason takes off. Reasons worth 0 explain the score without lowering it.
+PENALTIES: Mapping[Reason, int] = {
+    "confirmed": 0,
+    "single_source": 0,
+    "zip_only_geocode": 0,
+    "not_geocoded": 0,
+    "address_unconfirmed": 1,
+    "stale": 1,
+    "no_phone": 1,
+    "po_box": 2,
+    "npi_check_digit_invalid": 1,
+    "npi_malformed": 1,
+    "npi_missing": 1,
+    "npi_not_in_nppes": 1,
+    "name_differs_from_nppes": 1,
+    "many_locations": 1,
+    "npi_deactivated": 4,  # likely wrong whatever else agrees: 1
+}
+# Carried from assembly to the score: a payer listed the address without a phone.
+LISTED_WITHOUT_PHONE: Reason = "no_phone"
+
+
+@dataclass(frozen=True, slots=True)
+class Ages:
+    """The day a score is made for, and the ISO dates its evidence compares with."""
+
+    day: str
+    recent_from: str
+    stale_before: str
+
+    @classmethod
+    def on(cls, day: date) -> Ages:
+        return cls(
+            day.isoformat(),
+            (day - timedelta(days=RECENT_DAYS)).isoformat(),
+            (day - timedelta(days=STALE_DAYS)).isoformat(),
+        )
+
+
+def evidence_of(source: str, as_of: str | None) -> Confidence:
+    """A location's confidence as its first source lists it (scored by ``rescored``)."""
+    return {"score": 3, "evidence": [{"source": source, "asOf": as_of}], "reasons": []}
+
+
+def add_evidence(location: Location, source: str, as_of: str | None) -> None:
+    """Another source lists the address (its first date kept when it lists it twice)."""
+    known = location["confidence"]
+    if all(item["source"] != source for item in known["evidence"]):
+        evidence: Evidence = {"source": source, "asOf": as_of}
+        location["confidence"] = {**known, "evidence": [*known["evidence"], evidence]}
+
+
+def mark(location: Location, reason: Reason) -> None:
+    known = location["confidence"]
+    if reason not in known["reasons"]:
+        location["confidence"] = {**known, "reasons": [*known["reasons"], reason]}
+
+
+def _reasons(location: Location, signals: Sequence[tuple[str, Reason]], ages: Ages) -> list[Reason]:
+    evidence = location["confidence"]["evidence"]
+    sources = {item["source"] for item in evidence}
+    newest = max((item["asOf"] for item in evidence if item["asOf"]), default=None)
+    reasons: list[Reason] = []
+    if len(sources) > 1:
+        reasons.append("confirmed")
+    elif all(source.startswith(PAYER_PREFIX) for source in sources):
+        reasons.append("address_unconfirmed")
+    else:
+        reasons.append("single_source")
+    if newest is not None and newest < ages.stale_before:
+        reasons.append("stale")
+    if not location["phoneNumbers"] or LISTED_WITHOUT_PHONE in location["confidence"]["reasons"]:
+        reasons.append("no_phone")
+    precision = location["geocodePrecision"]
+    if precision != "exact":
+        reasons.append("zip_only_geocode" if precision == "zip5" else "not_geocoded")
+    if is_po_box(location["address"]["line1"]):
+        reasons.append("po_box")
+    for source, code in signals:
+        if source in sources and code not in reasons:
+            reasons.append(code)
+    return reasons
+
+
+def _base(location: Location, ages: Ages) -> int:
+    evidence = location["confidence"]["evidence"]
+    if len({item["source"] for item in evidence}) < 2:
+        return 3
+    newest = max((item["asOf"] for item in evidence if item["asOf"]), default=None)
+    return 5 if newest is not None and newest >= ages.recent_from else 4
+
+
+def rescored(location: Location, signals: Sequence[tuple[str, Reason]], ages: Ages) -> Confidence:
+    """The location's confidence by the rule: its evidence, its own reasons and the provider's
+    ``signals`` (source, code) of the sources that list it."""
+    reasons = _reasons(location, signals, ages)
+    score = _base(location, ages) - sum(PENALTIES[reason] for reason in reasons)
+    evidence = location["confidence"]["evidence"]
+    return {"score": max(1, min(5, score)), "evidence": evidence, "reasons": reasons}
+
+
+def signals_of(provider: Provider) -> list[tuple[str, Reason]]:
+    """The provider's notes as (the source that published it, its code)."""
+    return [(note["source"], note["code"]) for note in provider.get("dataQuality", ())]
+
+
+def score_all(provider: Provider, locations: list[Location], ages: Ages) -> None:
+    """Every location of the provider scored, in place."""
+    signals = signals_of(provider)
+    for location in locations:
+        location["confidence"] = rescored(location, signals, ages)
