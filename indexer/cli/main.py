@@ -175,7 +175,14 @@ def _generate(args: argparse.Namespace) -> int:
         stats = _generate_update(source or SourceFiles.discover(SAMPLE_DIR).nppes_file, args)
     elif args.command == "generate-plan-net":
         stats = generate_plan_net(
-            args.nppes, args.out, seed=args.seed, payer=args.payer, plans=args.plans, nucc=args.nucc
+            args.nppes,
+            args.out,
+            seed=args.seed,
+            payer=args.payer,
+            plans=args.plans,
+            nucc=args.nucc,
+            faults=args.faults,
+            truth=args.truth,
         )
     else:
         stats = generate_coverage(

@@ -7,6 +7,7 @@ import argparse
 from datetime import date
 from pathlib import Path
 
+from indexer.generate.plan_net_faults import DEFAULT_RATES, FAULT_CODES, parse_fault_rates
 from indexer.load.run import LoadOptions
 from indexer.settings import IndexerSettings
 from indexer.update.options import UpdateOptions
@@ -165,6 +166,7 @@ def _generate_parsers(commands: argparse._SubParsersAction[argparse.ArgumentPars
     plan_net.add_argument("--nucc", type=Path, help="NUCC taxonomy CSV: specialty names")
     plan_net.add_argument("--payer", default="Synthetic Health Plan")
     plan_net.add_argument("--seed", type=int, default=1)
+    _fault_flags(plan_net)
     update = commands.add_parser(
         "generate-update",
         help="write an NPPES weekly incremental file made from the rows of an NPPES file",
@@ -182,6 +184,33 @@ def _generate_parsers(commands: argparse._SubParsersAction[argparse.ArgumentPars
         "--date", type=date.fromisoformat, help="the week's date (default: latest in source + 7)"
     )
     update.add_argument("--seed", type=int, default=1)
+
+
+def _fault_flags(plan_net: argparse.ArgumentParser) -> None:
+    default = ", ".join(f"{code}={rate}" for code, rate in DEFAULT_RATES.items())
+    plan_net.add_argument(
+        "--faults",
+        nargs="?",
+        const=dict(DEFAULT_RATES),
+        type=_fault_rates,
+        metavar="SPEC",
+        help=f"inject known defects: KIND=RATE,... (rate per eligible record, in [0, 1]; kinds:"
+        f" {', '.join(FAULT_CODES)}); alone or 'default': {default}",
+    )
+    plan_net.add_argument(
+        "--truth",
+        type=Path,
+        metavar="PATH",
+        help="the JSON file listing every defect published (default: <out>.truth.json, beside"
+        " the export); alone, nothing is injected and the file's own defects are listed",
+    )
+
+
+def _fault_rates(spec: str) -> dict[str, float]:
+    try:
+        return parse_fault_rates(spec)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def parser(settings: IndexerSettings) -> argparse.ArgumentParser:

@@ -8,6 +8,11 @@ The payer, its networks and plans come first. Network membership, languages, acc
 status, hours and positions are NOT real: each is a seeded hash of the NPI (or address), so the
 same inputs and seed give byte-identical files. Memory holds one row and the 8-byte keys of the
 addresses seen, whatever the file's size.
+
+Fault injection: ``--faults`` publishes known defects (a deactivated NPI, another person's name,
+a moved address, too many locations, a Location without a phone) at given rates and ``--truth``
+lists every defect published, so benches can measure how well the trust signals find them
+(indexer.generate.plan_net_faults). Without it the export is as before, byte for byte.
 """
 
 from __future__ import annotations
@@ -15,8 +20,8 @@ from __future__ import annotations
 import contextlib
 import resource
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import date
 from hashlib import blake2b
 from pathlib import Path
@@ -24,10 +29,10 @@ from pathlib import Path
 import orjson
 
 from core.fhir_json import without_empty
-from core.geo import ZipPlace, lookup_zip, zip5
 from core.plan_net_codes import NPI_SYSTEM
-from indexer.assembly.locations import format_zip, match_key
 from indexer.generate import plan_net_resources as fhir
+from indexer.generate.plan_net_faults import PlanNetFaults, default_truth_path
+from indexer.generate.plan_net_locations import Locations, address, organization_name
 from indexer.generate.plan_net_resources import Draws, Payer, Resource, base, ref
 from indexer.sources.nppes import NppesRecord, read_nppes
 from indexer.sources.nucc import read_nucc
@@ -44,8 +49,7 @@ _DELIVERY = f"{fhir.PLAN_NET}/StructureDefinition/delivery-method"
 _CONNECTION_TYPES = "http://terminology.hl7.org/CodeSystem/endpoint-connection-type"
 # Fictional bid ids (contract H9xxx) for when no plan file is given.
 _FIXED_BIDS = (("H9001-001-000", "HMO"), ("H9001-002-000", "HMO"), ("H9002-001-000", "PPO"))
-# Draws slots of an organisation (NPI draws) and of a location (drawn from its id).
-_ENDPOINT_SLOT, _LAT_SLOT, _LNG_SLOT, _PATIENTS_SLOT, _ACCEPT_SLOT = 16, 20, 21, 22, 23
+_ENDPOINT_SLOT = 16  # a Draws slot of an organisation (NPI draws)
 # An organisation's HealthcareServiceCategoryCS code by NUCC taxonomy prefix (as for roles);
 # anything else (193* groups, a physician's code) is a medical group.
 _ORG_CATEGORIES = {
@@ -69,8 +73,6 @@ _CATEGORIES = {
 }  # fmt: skip
 _PROVIDER_GROUPS = ("group", "behav", "dent", "vis")  # OrgTypeCS prvgrp; the others are fac
 
-Write = Callable[[Resource], None]
-
 
 @dataclass(frozen=True)
 class PlanNetStats:
@@ -79,14 +81,20 @@ class PlanNetStats:
     out_dir: Path
     elapsed_s: float
     peak_rss_mb: float
+    truth: Path | None = None  # the truth file, when faults were asked for
+    faults: Mapping[str, int] = field(default_factory=dict)  # faults injected per code
 
     def __str__(self) -> str:
         rate = self.rows / self.elapsed_s if self.elapsed_s else 0.0
         counts = ", ".join(f"{count:,} {kind}" for kind, count in self.resources.items())
-        return (
+        line = (
             f"wrote {counts} to {self.out_dir} from {self.rows:,} NPPES rows in "
             f"{self.elapsed_s:.1f} s ({rate:,.0f} rows/s), peak RSS {self.peak_rss_mb:,.0f} MB"
         )
+        if self.truth is None:
+            return line
+        injected = ", ".join(f"{count:,} {code}" for code, count in self.faults.items())
+        return f"{line}; faults injected: {injected}; truth in {self.truth}"
 
 
 def _medicare_bids(plans: Path | None, seed: int) -> list[tuple[str, str, str]]:
@@ -107,73 +115,12 @@ def _medicare_bids(plans: Path | None, seed: int) -> list[tuple[str, str, str]]:
     ]
 
 
-class _Locations:
-    """One Location per practice address (normalised line 1 + ZIP5), written when first seen;
-    only the 8-byte keys of the addresses seen are kept."""
-
-    def __init__(self, seed: int, write: Write) -> None:
-        self._seed = seed
-        self._write = write
-        self._seen: set[int] = set()
-
-    def reference(self, record: NppesRecord, updated: str) -> Resource:
-        us = record.country in ("", "US")
-        code = zip5(record.postal_code) if us else None
-        key = match_key(record.line1, "", "" if us else record.country, code or record.postal_code)
-        digest = blake2b(key.encode(), digest_size=8).digest()
-        location_id = f"location-{digest.hex()}"
-        number = int.from_bytes(digest, "big")
-        if number not in self._seen:
-            self._seen.add(number)
-            place = lookup_zip(code) if code else None
-            draws = Draws(self._seed, location_id)
-            self._write(_location(record, draws, location_id, updated, place))
-        return ref("Location", location_id)
-
-
-def _location(
-    record: NppesRecord, draws: Draws, location_id: str, updated: str, place: ZipPlace | None
-) -> Resource:
-    org = record.entity_type == "2"
-    name = _organization_name(record) if org else f"{record.line1}, {record.city}".strip(", ")
-    location = base("Location", location_id, updated)
-    if draws.per_mille(_PATIENTS_SLOT) < 500:
-        location["extension"] = [fhir.newpatients(draws, _ACCEPT_SLOT)]
-    location |= {"status": "active", "name": name, "telecom": fhir.telecom(record)[:1]}
-    location["address"] = _address(record)
-    if place is not None:
-        # Street-level-looking points: the ZIP centroid moved by up to 0.01 degrees each way.
-        lng = place.lng + (draws.value(_LNG_SLOT) / 32767.5 - 1) * 0.01
-        lat = place.lat + (draws.value(_LAT_SLOT) / 32767.5 - 1) * 0.01
-        location["position"] = {"longitude": round(lng, 6), "latitude": round(lat, 6)}
-    if org:
-        location["managingOrganization"] = ref("Organization", f"organization-{record.npi}")
-    location["hoursOfOperation"] = fhir.hours(draws, "openingTime", "closingTime")
-    return without_empty(location)
-
-
-def _address(record: NppesRecord) -> Resource:
-    us = record.country in ("", "US")
-    fields = {
-        "line": [line for line in (record.line1, record.line2) if line],
-        "city": record.city,
-        "state": record.state,
-        "postalCode": format_zip(record.postal_code) if us else record.postal_code,
-        "country": "USA" if us else record.country,
-    }
-    return without_empty({"use": "work", **fields})
-
-
-def _organization_name(record: NppesRecord) -> str:
-    return record.organization_name or record.doing_business_as or f"NPI {record.npi}"
-
-
 def _organization_resources(
     record: NppesRecord, draws: Draws, payer: Payer, updated: str, location: Resource
 ) -> list[Resource]:
     """The Organization, its Direct Endpoint (about 10%), its HealthcareService and, when it is in
     a network (about 85%), its OrganizationAffiliation with the payer."""
-    npi, name, phones = record.npi, _organization_name(record), fhir.telecom(record)
+    npi, name, phones = record.npi, organization_name(record), fhir.telecom(record)
     category = fhir.longest_prefix(_ORG_CATEGORIES, fhir.primary_taxonomy(record), "group")
     category_display, role, role_display = _CATEGORIES[category]
     org = ref("Organization", f"organization-{npi}", name)
@@ -197,7 +144,7 @@ def _organization_resources(
         "name": name,
         "alias": [record.doing_business_as] if record.doing_business_as else [],
         "telecom": phones,
-        "address": [_address(record)],
+        "address": [address(record)],
         "endpoint": [ref("Endpoint", f"endpoint-{npi}")] if made else [],
     }
     specialty = fhir.specialties(record, payer.names)
@@ -249,9 +196,16 @@ def generate_plan_net(
     payer: str = "Synthetic Health Plan",
     plans: Path | None = None,
     nucc: Path | None = None,
+    faults: Mapping[str, float] | None = None,
+    truth: Path | None = None,
 ) -> PlanNetStats:
     """Write the export of ``nppes`` into ``out_dir`` (``plans``: the Plan Finder plan file the
-    Medicare Advantage bid ids come from; ``nucc``: the taxonomy code set that names codes)."""
+    Medicare Advantage bid ids come from; ``nucc``: the taxonomy code set that names codes;
+    ``faults``: rates per fault kind, recorded in ``truth``, default ``<out_dir>.truth.json``;
+    ``truth`` alone injects nothing and records the defects the file has anyway)."""
+    if faults is not None or truth is not None:
+        truth = truth or default_truth_path(out_dir)
+    injection = PlanNetFaults(faults, seed, truth)
     started = time.monotonic()
     names = {code: entry.display_name for code, entry in read_nucc(nucc).items()} if nucc else {}
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -259,6 +213,7 @@ def generate_plan_net(
     rows = 0
     with contextlib.ExitStack() as stack:
         stack.enter_context(batch_gc())
+        stack.enter_context(injection.recording())
         files = {
             kind: stack.enter_context(open(out_dir / f"{kind}.ndjson.partial", "wb", 1 << 20))
             for kind in RESOURCE_TYPES
@@ -274,20 +229,23 @@ def generate_plan_net(
         )
         for made in head:
             write(made)
-        locations = _Locations(seed, write)
+        locations = Locations(seed, write, injection)
         for record in read_nppes(nppes, ignore_rejects):
             if not isinstance(record, NppesRecord):
+                injection.deactivated(record.npi)
                 continue
             rows += 1
             updated = _updated(record)
             where = locations.reference(record, updated)
             draws = Draws(seed, record.npi)
             if record.entity_type == "1":
-                write(fhir.practitioner(record, draws, directory, updated))
-                write(fhir.practitioner_role(record, draws, directory, updated, where))
+                published, places = injection.practitioner(record, where, updated, locations.new)
+                write(fhir.practitioner(published, draws, directory, updated))
+                write(fhir.practitioner_role(published, draws, directory, updated, places))
             else:
                 for made in _organization_resources(record, draws, directory, updated, where):
                     write(made)
+            injection.remember(record)
     for kind in RESOURCE_TYPES:
         (out_dir / f"{kind}.ndjson.partial").replace(out_dir / f"{kind}.ndjson")
     return PlanNetStats(
@@ -296,4 +254,6 @@ def generate_plan_net(
         out_dir=out_dir,
         elapsed_s=time.monotonic() - started,
         peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        truth=truth,
+        faults=injection.injected(),
     )

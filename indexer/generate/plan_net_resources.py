@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 import struct
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from hashlib import blake2b
 from typing import TypeVar
@@ -25,6 +25,7 @@ from core.plan_net_codes import (
 from indexer.sources.nppes import NppesRecord
 
 Resource = Json  # a FHIR resource (or element) as JSON
+Write = Callable[[Resource], None]
 _T = TypeVar("_T")
 
 PLAN_NET = PLAN_NET_IG
@@ -208,7 +209,7 @@ def practitioner(record: NppesRecord, draws: Draws, payer: Payer, updated: str) 
 
 
 def practitioner_role(
-    record: NppesRecord, draws: Draws, payer: Payer, updated: str, location: Resource
+    record: NppesRecord, draws: Draws, payer: Payer, updated: str, locations: Sequence[Resource]
 ) -> Resource:
     code, display = provider_role(primary_taxonomy(record))
     member_of = networks(draws, payer.networks)
@@ -221,7 +222,7 @@ def practitioner_role(
         "practitioner": ref("Practitioner", f"practitioner-{record.npi}", person_name(record)),
         "code": [plan_net_concept("ProviderRoleCS", code, display)],
         "specialty": specialties(record, payer.names),
-        "location": [location],
+        "location": list(locations),
         "telecom": telecom(record),
         "availableTime": hours(draws, "availableStartTime", "availableEndTime"),
     }
