@@ -202,6 +202,20 @@ def build_documents(
     return overlaid(provider, locations, other_names, extras.networks, extras.plan_net, base, ages)
 
 
+def listed_documents(
+    overlays: Sequence[Overlay],
+    nucc: Mapping[str, TaxonomyEntry],
+    networks: Sequence[PeriodKey | None],
+    ages: Ages,
+    deactivated: bool,
+) -> ProviderDocuments:
+    """The documents of a provider only directories list (the first of ``overlays`` gives its
+    record), flagged when NPPES deactivated its NPI (``deactivated``)."""
+    first = overlays[0]
+    provider = plan_net.listed_provider(first.provider, nucc, first.source, deactivated)
+    return overlaid(provider, [], (), networks, overlays, None, ages)
+
+
 def stored_base(provider: Provider, locations: list[Location], other_names: Sequence[str]) -> str:
     """The documents before a Plan-Net overlay, as the lookup document keeps them."""
     fields = {"provider": provider, "locations": locations, "otherNames": list(other_names)}

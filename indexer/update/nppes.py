@@ -12,7 +12,9 @@ Each row ends as exactly one outcome, decided against what is indexed now:
   them, joined with the side files the version was built from (indexer.provenance) and the
   provider's networks as the coverage index holds them;
 - **deactivated**: both documents deleted (the NPI answers 404, as after a full load of a file
-  that deactivates it);
+  that deactivates it); when payers' directories list the NPI, their listing stays, as a load
+  of the file would keep it: the provider only they list, flagged ``npi_deactivated`` (README
+  "Trust"); a reactivation joins it to its NPPES record again;
 - **rejected** with its reason, as ``load`` rejects rows, into the reject file.
 
 A provider's two documents go in one bulk request; if Elasticsearch refuses one of them, the
@@ -36,7 +38,7 @@ from core.changes import CHANGED_AT, resources_gone
 from core.confidence import Ages
 from core.documents import Json, Removal
 from core.geo import lookup_zip
-from indexer.assembly.documents import Extras, build_documents
+from indexer.assembly.documents import Extras, build_documents, listed_documents
 from indexer.assembly.npiset import NpiSet
 from indexer.assembly.plan_net_stored import overlays_of
 from indexer.provenance import JoinFiles, recorded_join_files
@@ -121,8 +123,36 @@ class _Applier:
         if stored == (indexed[0], indexed[1] and current.stored_search(indexed[1])):
             return None
         new[1][CHANGED_AT] = self._report.changed_at
-        outcome = "changed" if indexed[0] else "reactivated" if row.reactivated_on else "added"
+        in_nppes = indexed[0] is not None and indexed[0].get("base", "") is not None
+        outcome = "changed" if in_nppes else "reactivated" if row.reactivated_on else "added"
         return _Write(outcome, Origin(self._report.file, row.row_number, npi), indexed, new)
+
+    def _deactivation(
+        self, row: Deactivated, indexed: tuple[Doc | None, Doc | None], coverage: Any
+    ) -> _Write | None:
+        """Its documents deleted; or, when payers' directories list the NPI, their listing
+        kept as only they list it, flagged ``npi_deactivated`` (None: nothing to write)."""
+        lookup = indexed[0]
+        if lookup is None and indexed[1] is None:
+            return None
+        origin = Origin(self._report.file, row.row_number, row.npi)
+        overlays = overlays_of(lookup.get("planNet")) if lookup else {}
+        in_nppes = lookup is not None and lookup.get("base", "") is not None
+        if in_nppes and _older(row.deactivated_on, lookup or {}):  # a newer NPPES record
+            return _Write("stale", origin, indexed, indexed)
+        if not overlays:
+            return _Write("deactivated", origin, indexed, (None, None))
+        networks = current.networks(coverage.get(row.npi, {}).values())
+        ordered = [overlays[source] for source in sorted(overlays)]
+        docs = listed_documents(ordered, self._joins.nucc, networks, self._ages, True)
+        new = (current.as_indexed(docs.lookup()), current.as_indexed(docs.search))
+        if (new[0], current.stored_search(new[1])) == (
+            lookup,
+            indexed[1] and current.stored_search(indexed[1]),
+        ):
+            return None
+        new[1][CHANGED_AT] = self._report.changed_at
+        return _Write("deactivated", origin, indexed, new)
 
     async def apply(self, accepted: list[NppesRow], es: Any) -> None:
         npis = [row.npi for row in accepted]
@@ -130,22 +160,20 @@ class _Applier:
         lookups, searches, coverage = await asyncio.gather(
             current.documents(es, indices["providers"], npis),
             current.documents(es, indices["search"], npis),
-            current.coverage_rows(
-                es, indices["coverage"], [r.npi for r in accepted if isinstance(r, NppesRecord)]
-            ),
+            current.coverage_rows(es, indices["coverage"], npis),
         )
         writes: list[_Write] = []
         outcomes = self._report.outcomes
         for row in accepted:
             indexed = (lookups.get(row.npi), searches.get(row.npi))
             if isinstance(row, Deactivated):
-                if indexed[0] is None and indexed[1] is None:
+                write = self._deactivation(row, indexed, coverage)
+                if write is None:
                     outcomes["unchanged"] += 1
-                elif indexed[0] is not None and _older(row.deactivated_on, indexed[0]):
+                elif write.outcome == "stale":
                     outcomes["stale"] += 1
                 else:
-                    origin = Origin(self._report.file, row.row_number, row.npi)
-                    writes.append(_Write("deactivated", origin, indexed, (None, None)))
+                    writes.append(write)
                 continue
             if indexed[0] is not None and _older(row.last_update, indexed[0]):
                 outcomes["stale"] += 1
@@ -192,7 +220,7 @@ class _Applier:
             failure = failed.get(write.origin.npi)
             if failure is None:
                 self._report.outcomes[write.outcome] += 1
-                self._report.removed += write.outcome == "deactivated"
+                self._report.removed += write.new[0] is None
                 continue
             self._errors.refused(write.origin, failure.reason)
         removed, present = self._gone([w for w in writes if w.origin.npi not in failed])
