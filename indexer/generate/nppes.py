@@ -1,11 +1,21 @@
-"""``provider-indexer generate N``: an NPPES-format file of N providers for scale tests, made by
+"""``provider-indexer generate N``: an NPPES-format file of N NPIs for scale tests, made by
 resampling real rows, never invented ones.
 
-Each output row is a real active row of the source file with a fresh NPI (valid check digit, in
-the 2xxxxxxxxx range CMS has not issued yet, so it cannot collide with a real NPI), an
+Each active output row is a real active row of the source file with a fresh NPI (valid check
+digit, in the 2xxxxxxxxx range CMS has not issued yet, so it cannot collide with a real NPI), an
 individual's first name (with its sex code) and last name, or an organisation's name, taken from
 other real rows, and the practice address block (lines, city, state, ZIP, phones) of another real
-row. Deterministic for a given source, N and seed. Memory holds the source rows only (one string
+row. Active rows that were deactivated, then reactivated (both dates set) are resampled with the
+others, dates kept, so they keep the source's share.
+
+Deactivated NPIs keep their share too: round(N x the source's deactivated rows / its usable rows)
+of the N rows are copies of the source's deactivated rows as CMS writes them (the NPI and the
+deactivation date, and whatever else the source row holds: the public file leaves the rest,
+reason code included, empty), each under a fresh NPI like any other row. They are spread
+uniformly through the output (selection sampling: the k of N positions drawn one row at a time,
+no list of positions), so they come interleaved in NPI order as in the real file.
+
+Deterministic for a given source, N and seed. Memory holds the source rows only (one string
 per row), whatever N is; the output is streamed (gzip when the name ends in ``.gz``).
 """
 
@@ -27,7 +37,7 @@ from core.npi import with_check_digit
 from indexer.sources.nppes import (
     ADDRESS_FIELDS,
     COLUMNS,
-    NppesRecord,
+    Deactivated,
     column,
     read_nppes_rows,
 )
@@ -41,8 +51,9 @@ ADDRESS_COLUMNS = tuple(column(field) for field in ADDRESS_FIELDS)
 
 @dataclass(frozen=True)
 class GenerateStats:
-    rows: int
-    source_rows: int
+    rows: int  # every row written: active and deactivated
+    deactivated: int  # rows of deactivated NPIs among them
+    source_rows: int  # the source's usable rows resampled: active and deactivated
     out: Path
     bytes: int
     elapsed_s: float
@@ -51,14 +62,16 @@ class GenerateStats:
     def __str__(self) -> str:
         rate = self.rows / self.elapsed_s if self.elapsed_s else 0.0
         return (
-            f"wrote {self.rows:,} providers to {self.out} ({self.bytes / 1e6:,.1f} MB) from "
+            f"wrote {self.rows:,} NPIs ({self.rows - self.deactivated:,} active providers, "
+            f"{self.deactivated:,} deactivated) to {self.out} ({self.bytes / 1e6:,.1f} MB) from "
             f"{self.source_rows:,} real rows in {self.elapsed_s:.1f} s ({rate:,.0f} rows/s), "
             f"peak RSS {self.peak_rss_mb:,.0f} MB"
         )
 
 
 class _Pool:
-    """The real active rows of the source file and the values that get swapped among them."""
+    """The real rows of the source file, active and deactivated, and the values that get swapped
+    among the active ones."""
 
     def __init__(self, source: Path) -> None:
         columns, rows = read_nppes_rows(source, ignore_rejects)
@@ -72,14 +85,16 @@ class _Pool:
         self.sex = next(position[n] for n in COLUMNS["sex"] if n in position)
         self.address = [position[name] for name in ADDRESS_COLUMNS if name in position]
         self.rows: list[str] = []
+        self.deactivated: list[str] = []
         self.first_names: list[tuple[str, str]] = []
         self.last_names: list[str] = []
         self.org_names: list[str] = []
         self.addresses: list[tuple[str, ...]] = []
         for raw, classified in rows:
-            if not isinstance(classified, NppesRecord):
-                continue
             raw = [*raw[: len(self.header)], *[""] * (len(self.header) - len(raw))]
+            if isinstance(classified, Deactivated):
+                self.deactivated.append(SEPARATOR.join(raw))
+                continue
             self.rows.append(SEPARATOR.join(raw))
             if classified.entity_type == "1":
                 self.first_names.append((raw[self.first], raw[self.sex]))
@@ -90,6 +105,20 @@ class _Pool:
                 self.addresses.append(tuple(raw[i] for i in self.address))
         if not self.rows:
             raise ValueError(f"{source.name}: no active NPPES rows to resample")
+
+    @property
+    def size(self) -> int:
+        return len(self.rows) + len(self.deactivated)
+
+    def deactivated_share(self, count: int) -> int:
+        """How many of ``count`` rows are deactivated NPIs: the source's share, rounded."""
+        return round(count * len(self.deactivated) / self.size)
+
+    def deactivated_row(self, rng: random.Random, npi: str) -> list[str]:
+        """A real deactivated row as the source writes it, under ``npi``."""
+        row = _pick(rng, self.deactivated).split(SEPARATOR)
+        row[self.npi] = npi
+        return row
 
     def row(self, rng: random.Random, npi: str) -> list[str]:
         row = self.rows[rng.randrange(len(self.rows))].split(SEPARATOR)
@@ -131,12 +160,21 @@ def generate_nppes(source: Path, out: Path, count: int, *, seed: int = 1) -> Gen
         # Like the CMS file: every field quoted, CRLF.
         writer = csv.writer(handle, quoting=csv.QUOTE_ALL, lineterminator="\r\n")
         writer.writerow(pool.header)
+        deactivated = left = pool.deactivated_share(count)
         for number in range(count):
-            writer.writerow(pool.row(rng, with_check_digit(str(FIRST_PAYLOAD + number))))
+            npi = with_check_digit(str(FIRST_PAYLOAD + number))
+            # Selection sampling (Knuth's algorithm S): exactly ``deactivated`` of the ``count``
+            # positions, each set of positions equally likely, decided row by row.
+            if left and rng.randrange(count - number) < left:
+                left -= 1
+                writer.writerow(pool.deactivated_row(rng, npi))
+            else:
+                writer.writerow(pool.row(rng, npi))
     partial.replace(out)
     return GenerateStats(
         rows=count,
-        source_rows=len(pool.rows),
+        deactivated=deactivated,
+        source_rows=pool.size,
         out=out,
         bytes=out.stat().st_size,
         elapsed_s=time.monotonic() - started,
