@@ -107,5 +107,5 @@ def test_the_rule_case_by_case(
 def test_a_score_is_the_same_whenever_it_is_made_on_the_same_day() -> None:
     location = _location([("nppes", "2024-01-19"), (ACME, "2026-06-01")])
     first = rescored(location, [], DAY)
-    again = rescored({**location, "confidence": first}, [], DAY)  # type: ignore[typeddict-item]
+    again = rescored({**location, "confidence": first}, [], DAY)
     assert first == again
