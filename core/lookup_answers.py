@@ -11,6 +11,7 @@ from typing import cast
 import orjson
 
 from core.documents import Location, LookupDoc, Provider
+from core.quality import QualityCode
 
 
 def entity_tag(body: bytes) -> str:
@@ -36,6 +37,16 @@ def stored_answer(text: str) -> Provider:
     """A stored answer that an answer embeds as it is: its bytes, written by orjson without
     being parsed and serialised again (typed as what they hold)."""
     return cast(Provider, orjson.Fragment(text))
+
+
+def stored_flags(doc: LookupDoc) -> list[QualityCode]:
+    """The codes of the stored provider's ``dataQuality`` notes, parsing it only when it has
+    some (most providers have none)."""
+    text = doc["provider"]
+    if '"dataQuality"' not in text:
+        return []
+    notes = orjson.loads(text)["dataQuality"]
+    return list(dict.fromkeys(note["code"] for note in notes))
 
 
 def stored_provider(doc: LookupDoc) -> Provider:

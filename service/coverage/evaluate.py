@@ -47,6 +47,7 @@ def evaluate(request: CoverageRequest, facts: StoredFacts, today: date) -> list[
                     "provider": facts.providers.get(entry["npi"]),
                     "networkStatus": entry["networkStatus"],
                     "reason": entry["reason"],
+                    "flags": entry["flags"],
                     "locations": [_written_out(loc, by_id) for loc in entry["locations"]],
                 }
             )

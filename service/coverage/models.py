@@ -12,8 +12,10 @@ from typing_extensions import TypedDict
 from core.documents import CLOSED, IsoDate, Location, Plan, Provider
 from core.network import AnsweredStatus
 from core.plans import canonical_bid_id, plan_key
+from core.quality import QualityCode
 from service.fields import BidId, ContractYear, PayerPlanId, reject_null, request_config
 from service.network_kit.models import (
+    FLAGS,
     PARTICIPATION_SOURCE,
     REASONS_DESCRIPTION,
     NpiRequest,
@@ -102,6 +104,7 @@ class UnknownCoverageLocation(TypedDict):
     effectiveDate: None
     terminationDate: None
     participationSource: None
+    confidence: None
 
 
 @with_config(CLOSED)
@@ -110,6 +113,7 @@ class CoverageProvider(TypedDict):
     provider: Provider | None
     networkStatus: AnsweredStatus
     reason: Annotated[Reason | None, Field(description=REASONS_DESCRIPTION)]
+    flags: Annotated[list[QualityCode], FLAGS]
     locations: list[CoverageLocation | UnknownCoverageLocation]
 
 

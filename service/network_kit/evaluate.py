@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Final
 
 from core.documents import CoverageDoc, Location, NetworkStatus, Plan, Provider
 from core.network import AnsweredStatus, in_force
+from core.quality import QualityCode
 from service.network_kit.models import (
     LocationStatus,
     NpiRequest,
@@ -31,6 +32,7 @@ class StoredFacts:
     # flag, ``networkRows``): a plan without any has no network in the
     # directory, so it cannot say whether a provider is in it.
     networks: frozenset[str] = frozenset()
+    flags: dict[str, list[QualityCode]] = field(default_factory=dict)  # npi -> its notes' codes
 
 
 def _status(rows: list[CoverageDoc]) -> NetworkStatus:
@@ -42,17 +44,18 @@ _NOT_LISTED: Final = "no_network_record"
 
 
 def _location_status(
-    location_id: str, known: bool, rows: list[CoverageDoc], has_network: bool
+    location_id: str, known: Location | None, rows: list[CoverageDoc], has_network: bool
 ) -> LocationStatus:
-    if not known or not has_network:
+    if known is None or not has_network:
         return {
             "id": location_id,
             "networkStatus": "unknown",
-            "reason": "location_not_found" if not known else _NOT_LISTED,
+            "reason": "location_not_found" if known is None else _NOT_LISTED,
             "acceptingNewPatients": None,
             "effectiveDate": None,
             "terminationDate": None,
             "participationSource": None,
+            "confidence": known["confidence"] if known else None,
         }
     own = [r for r in rows if r["locationId"] in (None, location_id)]
     best = next((r for r in own if r["networkStatus"] == "in_network"), own[0] if own else None)
@@ -64,27 +67,47 @@ def _location_status(
         "effectiveDate": best["effectiveDate"] if best else None,
         "terminationDate": best["terminationDate"] if best else None,
         "participationSource": best["source"] if best else None,
+        "confidence": known["confidence"],
+    }
+
+
+@dataclass(frozen=True)
+class _Listed:
+    """A provider of the directory: its locations by id, and its flags."""
+
+    locations: dict[str, Location]
+    flags: list[QualityCode]
+
+
+def _listed(facts: StoredFacts) -> dict[str, _Listed]:
+    return {
+        npi: _Listed(
+            {location["id"]: location for location in facts.locations.get(npi, [])},
+            facts.flags.get(npi, []),
+        )
+        for npi in facts.providers
     }
 
 
 def _provider_status(
     npi: str,
     wanted: list[str] | None,
-    location_ids: list[str] | None,  # None: the provider is not in the directory
+    listed: _Listed | None,  # None: the provider is not in the directory
     rows: list[CoverageDoc],  # the pair's rows in force on the day
     plan_known: bool,
     has_network: bool,  # the plan's rows of the year name someone
 ) -> ProviderStatus:
-    if not plan_known or location_ids is None:
+    if not plan_known or listed is None:
         return {
             "npi": npi,
             "networkStatus": "unknown",
             "reason": "plan_not_found" if not plan_known else "provider_not_found",
+            "flags": listed.flags if listed else [],
             "locations": [],
         }
-    ids = wanted if wanted is not None else location_ids
-    known = set(location_ids)
-    locations = [_location_status(i, i in known, rows, has_network) for i in ids]
+    ids = wanted if wanted is not None else list(listed.locations)
+    known = listed.locations
+    locations = [_location_status(i, known.get(i), rows, has_network) for i in ids]
     found = [loc for loc in locations if loc["reason"] != "location_not_found"]
     status: AnsweredStatus
     reason: Reason | None
@@ -97,7 +120,13 @@ def _provider_status(
     else:
         in_network = any(loc["networkStatus"] == "in_network" for loc in found)
         status, reason = ("in_network" if in_network else "out_of_network"), None
-    return {"npi": npi, "networkStatus": status, "reason": reason, "locations": locations}
+    return {
+        "npi": npi,
+        "networkStatus": status,
+        "reason": reason,
+        "flags": listed.flags,
+        "locations": locations,
+    }
 
 
 PlanAsked = tuple[str, str | None, str | None]  # (plan key, bid id, payer plan id)
@@ -119,9 +148,7 @@ def statuses(
     for row in facts.coverage:
         if row["contractYear"] == contract_year and in_force(row, day):
             rows_by_pair[(row["bidId"], row["npi"])].append(row)
-    location_ids = {
-        npi: [loc["id"] for loc in facts.locations.get(npi, [])] for npi in facts.providers
-    }
+    listed = _listed(facts)
     # Most (plan, provider) pairs of a request have no row: such a provider's status is the same
     # in every known plan, so it is built once per requested provider and shared (never mutated).
     without_rows: dict[bool, list[ProviderStatus]] = {}
@@ -130,7 +157,7 @@ def statuses(
         if has_network not in without_rows:  # built once, when first needed
             without_rows[has_network] = [
                 _provider_status(
-                    item.npi, item.locationIds, location_ids.get(item.npi), [], True, has_network
+                    item.npi, item.locationIds, listed.get(item.npi), [], True, has_network
                 )
                 for item in npis
             ]
@@ -143,7 +170,7 @@ def statuses(
         return _provider_status(
             item.npi,
             item.locationIds,
-            location_ids.get(item.npi),
+            listed.get(item.npi),
             rows or [],
             key in facts.plans,
             key in networks,

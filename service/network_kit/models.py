@@ -9,8 +9,9 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field, field_validator, with_config
 from typing_extensions import TypedDict
 
-from core.documents import CLOSED, IsoDate, Plan
+from core.documents import CLOSED, Confidence, IsoDate, Plan
 from core.network import AnsweredStatus
+from core.quality import QualityCode
 from service.fields import REQUEST_CONFIG, Npi, reject_null
 
 MAX_LOCATION_IDS = 50
@@ -56,6 +57,16 @@ REASONS_DESCRIPTION = (
 )
 
 
+CONFIDENCE = Field(
+    description="how far to believe the provider practises there (the location's own; null:"
+    " location_not_found)"
+)
+FLAGS = Field(
+    description="the codes of the provider's `dataQuality` notes: what its sources published"
+    " against it (npi_deactivated, name_differs_from_nppes, ...), whatever the network status"
+)
+
+
 @with_config(CLOSED)
 class LocationStatus(TypedDict):
     id: Annotated[str, Field(description="a location id of the provider in `providers`")]
@@ -65,6 +76,7 @@ class LocationStatus(TypedDict):
     effectiveDate: IsoDate | None
     terminationDate: IsoDate | None
     participationSource: Annotated[str | None, PARTICIPATION_SOURCE]
+    confidence: Annotated[Confidence | None, CONFIDENCE]
 
 
 @with_config(CLOSED)
@@ -72,6 +84,7 @@ class ProviderStatus(TypedDict):
     npi: Annotated[str, Field(description="a key of `providers` unless provider_not_found")]
     networkStatus: AnsweredStatus
     reason: Annotated[Reason | None, Field(description=REASONS_DESCRIPTION)]
+    flags: Annotated[list[QualityCode], FLAGS]
     locations: list[LocationStatus]
 
 

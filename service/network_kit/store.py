@@ -9,7 +9,7 @@ from typing import cast
 
 from core.documents import CoverageDoc, Json, LookupDoc, Plan
 from core.index_contract import PLAN_FIELDS
-from core.lookup_answers import stored_answer, stored_locations
+from core.lookup_answers import stored_answer, stored_flags, stored_locations
 from core.plans import plan_key_of
 from service.errors import BackendUnavailable
 from service.network_kit.evaluate import StoredFacts
@@ -49,6 +49,7 @@ def stored_facts(
         # The provider as stored, written into the answer as it is (never parsed here).
         providers={npi: stored_answer(doc["provider"]) for npi, doc in answers.items()},
         locations={npi: stored_locations(doc) for npi, doc in answers.items()},
+        flags={npi: stored_flags(doc) for npi, doc in answers.items()},
         coverage=[cast(CoverageDoc, hit["_source"]) for hit in coverage],
         networks=with_network,
     )

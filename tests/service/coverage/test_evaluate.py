@@ -96,12 +96,17 @@ def _row(
     )
 
 
+CONFIDENCE = {"score": 3, "evidence": [{"source": "nppes", "asOf": None}], "reasons": []}
+
+
 def _facts(rows: list[CoverageDoc], plans: bool = True) -> StoredFacts:
     # Only the fields the evaluation reads; the rest of the documents does not matter here.
     return StoredFacts(
         plans={BID: cast(Plan, {"bidId": BID, "contractYear": 2026})} if plans else {},
         providers={NPI_A: cast(Provider, {"id": "p", "npis": [NPI_A]})},
-        locations={NPI_A: [cast(Location, {"id": "loc-1", "npi": NPI_A})]},
+        locations={
+            NPI_A: [cast(Location, {"id": "loc-1", "npi": NPI_A, "confidence": CONFIDENCE})]
+        },
         coverage=rows,
     )
 
