@@ -44,6 +44,7 @@ def address_key(line1: str | None, postal_code: str | None) -> str:
     return f"{street_key(line1 or '')}|{(postal_code or '')[:5]}"
 
 
+@lru_cache(maxsize=65_536)
 def is_po_box(line1: str | None) -> bool:
     """A post-office box, which can receive mail but is no place to see a patient."""
     return bool(line1) and _PO_BOX.search(line1 or "") is not None

@@ -31,6 +31,10 @@ DERIVED_FIELDS: Final = tuple(DerivedFields.__annotations__)
 
 # ConfidentPoints' field for each score a search may ask at least (1: every point, ``points``).
 CONFIDENT_POINTS: Final = {2: "atLeast2", 3: "atLeast3", 4: "atLeast4", 5: "atLeast5"}
+# The fields a location of each score is a point of.
+_AT_LEAST: Final = {
+    score: tuple(CONFIDENT_POINTS[least] for least in range(2, score + 1)) for score in range(1, 6)
+}
 
 
 def derived_fields(provider: Provider, locations: Sequence[Location]) -> DerivedFields:
@@ -41,8 +45,9 @@ def derived_fields(provider: Provider, locations: Sequence[Location]) -> Derived
         if lat is not None and lng is not None:
             point: GeoPoint = {"lat": lat, "lon": lng}
             points.append(point)
-            for least in range(2, location["confidence"]["score"] + 1):
-                confident.setdefault(CONFIDENT_POINTS[least], []).append(point)
+            # The same objects as ``points``': the stored source compresses their repeats.
+            for field in _AT_LEAST[location["confidence"]["score"]]:
+                confident.setdefault(field, []).append(point)
     codes: list[str] = []
     primary: list[str] = []
     names: list[str | None] = []
