@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from core.confidence import SCORES
 from core.plan_net_codes import PLAN_NET_IG, profile
 from service.fhir.models import (
     DEFAULT_COUNT,
@@ -15,6 +16,11 @@ from service.fhir.models import (
     TEXT_PARAMETER,
     Resource,
     ResourceType,
+)
+from service.fhir.render.tags import (
+    CONFIDENCE_REASON_SYSTEM,
+    CONFIDENCE_SYSTEM,
+    DATA_QUALITY_SYSTEM,
 )
 from service.fhir.search.chain_table import MAX_CHAIN_TARGETS
 from service.fhir.search.include_table import INCLUDES, REVINCLUDES
@@ -49,6 +55,13 @@ _TEXT_DOCUMENTATION = (
     "Free text read as the /v2 search reads it: names, specialties and the words people use"
     " for them (kardiologist, heart doctor), conditions, misspellings; ranked by relevance,"
     " and by distance with near."
+)
+
+_TAGS_DOCUMENTATION = (
+    f" meta.tag: {DATA_QUALITY_SYSTEM} (what a source published wrong, a ghost signal) on"
+    " every resource built from a provider it flags; on a practice Location, its confidence:"
+    f" {CONFIDENCE_SYSTEM} (its score, {SCORES[0]} to {SCORES[-1]}) and"
+    f" {CONFIDENCE_REASON_SYSTEM} (each reason)."
 )
 
 _LAST_UPDATED_DOCUMENTATION = (
@@ -157,7 +170,7 @@ def capability_statement(base: str, software_version: str, date: str) -> Resourc
                 " HealthcareService or an Endpoint finds its target in every store it lives"
                 " in (a provider organisation, a payer, a network, an endpoint); one matching"
                 f" more than {MAX_CHAIN_TARGETS} targets, when the resources searched name more"
-                f" than {MAX_CHAIN_TARGETS}, is refused (400): narrow it.",
+                f" than {MAX_CHAIN_TARGETS}, is refused (400): narrow it." + _TAGS_DOCUMENTATION,
                 "resource": [_resource(kind, base) for kind in RESOURCE_TYPES],
                 "searchParam": list(RESULT_PARAMETERS),
                 "operation": [

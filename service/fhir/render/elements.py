@@ -21,9 +21,9 @@ from core.plan_net_codes import (
     profile,
 )
 from core.provider_names import provider_name
-from core.quality import MEANINGS
 from core.search_fields import provider_of
 from service.fhir.models import Resource, ResourceType
+from service.fhir.render.tags import quality_tags
 
 IDENTIFIER_TYPES = "http://terminology.hl7.org/CodeSystem/v2-0203"
 DATA_ABSENT = "http://hl7.org/fhir/StructureDefinition/data-absent-reason"
@@ -34,8 +34,6 @@ _ACCEPTING: dict[NewPatients, tuple[str, str]] = {
     "existing_patients_and_family": ("existptfam", "Accepting existing patients and families"),
     "not_accepting": ("nopt", "Not Accepting"),
 }
-# The tags of what a payer published wrong and the directory serves as published (core.npi).
-DATA_QUALITY_SYSTEM = "urn:provider-directory:data-quality"
 
 
 def reference(kind: ResourceType, resource_id: str, display: str | None = None) -> Resource:
@@ -63,16 +61,13 @@ def listed(source: Json) -> ListedProvider:
     return cast(ListedProvider, {**provider_of(source), CHANGED_AT: source[CHANGED_AT]})
 
 
-def provider_meta(name: str, provider: ListedProvider) -> Resource:
-    """``meta``; a ``tag`` per data-quality note (an NPI kept as the payer published it): the
-    Plan-Net profiles leave ``meta.tag`` open, so the resource stays valid against them."""
+def provider_meta(name: str, provider: ListedProvider, *more_tags: Resource) -> Resource:
+    """``meta``; a ``tag`` per data-quality note of the provider (render.tags), then
+    ``more_tags`` (a Location's confidence)."""
     meta: Resource = {"lastUpdated": provider[CHANGED_AT], "profile": [profile(name)]}
-    notes = provider.get("dataQuality")
-    if notes:
-        meta["tag"] = [
-            {"system": DATA_QUALITY_SYSTEM, "code": n["code"], "display": MEANINGS[n["code"]]}
-            for n in notes
-        ]
+    tags = [*quality_tags(provider), *more_tags]
+    if tags:
+        meta["tag"] = tags
     return meta
 
 

@@ -50,6 +50,7 @@ from service.fhir.render.elements import (
     telecom,
 )
 from service.fhir.render.hits import Hit
+from service.fhir.render.tags import confidence_tags
 
 
 def identifiers(provider: ListedProvider) -> list[Resource]:
@@ -187,7 +188,7 @@ def location(provider: ListedProvider, place: Location) -> Resource:
         {
             "resourceType": "Location",
             "id": place["id"],
-            "meta": provider_meta("Location", provider),
+            "meta": provider_meta("Location", provider, *confidence_tags(place["confidence"])),
             "extension": new_patients(place["newPatients"]),
             "status": "active",
             "name": display_name(provider),
