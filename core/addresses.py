@@ -12,7 +12,7 @@ _NOT_WORD = re.compile(r"[^A-Z0-9 ]+")
 _UNITS = frozenset(
     ("STE", "SUITE", "UNIT", "APT", "APARTMENT", "RM", "ROOM", "FL", "FLOOR", "FLR", "BLDG",
      "BUILDING", "DEPT", "SPC", "OFC", "OFFICE", "LOWR", "UPPR", "TRLR", "HNGR", "PIER", "SLIP",
-     "LOT", "#")
+     "LOT")
 )  # fmt: skip
 _SPELLINGS = {
     "STREET": "ST", "STR": "ST", "AVENUE": "AVE", "AV": "AVE", "AVN": "AVE", "ROAD": "RD",
@@ -32,7 +32,7 @@ _PO_BOX = re.compile(r"\b(P\s*O|POST\s+OFFICE|POB)\s*(BOX|BX)?\s*\d|\bBOX\s+\d",
 def street_key(line1: str) -> str:
     """Line 1 without its unit, each word as the USPS abbreviates it."""
     words: list[str] = []
-    for word in _NOT_WORD.sub(" ", line1.upper().replace("#", " # ")).split():
+    for word in _NOT_WORD.sub(" ", line1.upper().replace("#", " STE ")).split():
         if word in _UNITS and words:
             break
         words.append(_SPELLINGS.get(word, word))

@@ -50,9 +50,13 @@ def _same_given(a: str, b: str) -> bool:
         return True  # Chris, Christopher
     namer = _nicknames()
     first, second = a.lower(), b.lower()
-    forms_a = {first} | namer.nicknames_of(first) | namer.canonicals_of(first)
-    forms_b = {second} | namer.nicknames_of(second) | namer.canonicals_of(second)
-    return not forms_a.isdisjoint(forms_b)
+    canonical_a, canonical_b = namer.canonicals_of(first), namer.canonicals_of(second)
+    # One is a nickname or the full form of the other, or both shorten one full name.
+    return (
+        second in namer.nicknames_of(first) | canonical_a
+        or first in namer.nicknames_of(second) | canonical_b
+        or not canonical_a.isdisjoint(canonical_b)
+    )
 
 
 def _same_family(listed: Sequence[str], known: Sequence[str]) -> bool:
