@@ -243,8 +243,11 @@ def generate_plan_net(
                 write(fhir.practitioner(published, draws, directory, updated))
                 write(fhir.practitioner_role(published, draws, directory, updated, places))
             else:
-                for made in _organization_resources(record, draws, directory, updated, where):
-                    write(made)
+                made = _organization_resources(record, draws, directory, updated, where)
+                if any(m["resourceType"] == "OrganizationAffiliation" for m in made):
+                    injection.organization(record.npi, where)  # the directory lists it there
+                for item in made:
+                    write(item)
             injection.remember(record)
     for kind in RESOURCE_TYPES:
         (out_dir / f"{kind}.ndjson.partial").replace(out_dir / f"{kind}.ndjson")

@@ -23,7 +23,8 @@ The truth file (JSON): ``seed``, ``rates`` (every kind), ``faults``, then ``coun
 the file has anyway, a Location with no phone because NPPES gives none). ``npi`` is the NPI as
 published; ``published`` and ``nppes`` the values that differ (the NPIs, the names, the moved
 address); ``location`` (address_unconfirmed, no_phone) or ``locations`` (many_locations) the
-Location references; a no_phone entry's ``npis`` are the practitioners whose roles list it.
+Location references; a no_phone entry's ``npis`` are the providers whose resources list it (a
+practitioner's role, an organisation's affiliation: where a directory lists a provider).
 Memory: bounded queues (RECENT names and addresses, QUEUED_DEACTIVATED NPIs), and the ids of
 phone-less Locations with those NPIs until the truth is written (a few per cent of the rows).
 """
@@ -204,6 +205,11 @@ class PlanNetFaults:
                 if place["reference"] in self._no_phone:
                     self._no_phone[place["reference"]][1].append(published.npi)
         return published, places
+
+    def organization(self, npi: str, where: Resource) -> None:
+        """An organisation its affiliation lists at ``where``."""
+        if self.truth is not None and where["reference"] in self._no_phone:
+            self._no_phone[where["reference"]][1].append(npi)
 
     def _inject(
         self,

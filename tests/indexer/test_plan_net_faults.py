@@ -233,7 +233,7 @@ def test_many_locations_are_distinct_addresses(
     assert all(len(role["location"]) == 1 for role in others)
 
 
-def test_every_location_without_a_phone_is_listed_with_its_practitioners(
+def test_every_location_without_a_phone_is_listed_with_its_providers(
     export: Export, truth: dict[str, Any], plain: Path, rows: dict[str, dict[str, str]]
 ) -> None:
     locations = _locations(export)
@@ -242,6 +242,10 @@ def test_every_location_without_a_phone_is_listed_with_its_practitioners(
     using: dict[str, set[str]] = {}
     for npi, role in _roles(export).items():
         for where in role["location"]:
+            using.setdefault(where["reference"], set()).add(npi)
+    for affiliation in export["OrganizationAffiliation"]:  # an organisation listed there
+        npi = affiliation["participatingOrganization"]["reference"].rsplit("-", 1)[-1]
+        for where in affiliation["location"]:
             using.setdefault(where["reference"], set()).add(npi)
     before = _locations(_read(plain))
     for reference, entry in entries.items():
