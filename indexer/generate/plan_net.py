@@ -243,10 +243,10 @@ def generate_plan_net(
                 write(fhir.practitioner(published, draws, directory, updated))
                 write(fhir.practitioner_role(published, draws, directory, updated, places))
             else:
-                made = _organization_resources(record, draws, directory, updated, where)
-                if any(m["resourceType"] == "OrganizationAffiliation" for m in made):
+                resources = _organization_resources(record, draws, directory, updated, where)
+                if any(r["resourceType"] == "OrganizationAffiliation" for r in resources):
                     injection.organization(record.npi, where)  # the directory lists it there
-                for item in made:
+                for item in resources:
                     write(item)
             injection.remember(record)
     for kind in RESOURCE_TYPES:
