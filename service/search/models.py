@@ -7,6 +7,7 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
+from core.confidence import SCORES
 from core.documents import EntityType, Gender, Json
 from service.fields import (
     BidId,
@@ -26,6 +27,7 @@ from service.search_kit.limits import (
 )
 
 DEFAULT_RADIUS_MILES = 25.0
+MIN_SCORE, MAX_SCORE = min(SCORES), max(SCORES)  # core.confidence's scores
 CURSOR_PAGE_FIELDS = frozenset({"cursor", "pageSize"})
 # What ``SearchRequest._consistent`` checks, stated in its JSON Schema for clients and test
 # generators; inside allOf, so that client generators still give the body a typed model.
@@ -91,9 +93,18 @@ class SearchRequest(BaseModel):
     bidId: BidId | None = None
     payerPlanId: PayerPlanId | None = None
     contractYear: ContractYear | None = None
+    minConfidence: Integral | None = Field(
+        default=None,
+        ge=MIN_SCORE,
+        le=MAX_SCORE,
+        description="only locations whose confidence score is at least this count: for the "
+        "radius, the distance and the locations answered; without a location, providers with "
+        "such a location anywhere (1, the default: every location)",
+    )
     facets: bool = Field(
         default=False,
-        description="counts by specialty, gender, language and distance band; they cost about "
+        description="counts by specialty, gender, language, distance band and confidence "
+        "score; they cost about "
         "as much as the search itself, so only when asked (the default until API 1.8 was true)",
     )
     concepts: bool = Field(
@@ -148,6 +159,11 @@ class SearchRequest(BaseModel):
         """How many results this offset page can hold: Elasticsearch's window ends at
         MAX_WINDOW, so a page that would pass it is shorter (its nextCursor goes on)."""
         return min(self.pageSize, MAX_WINDOW - self.offset)
+
+    @property
+    def min_confidence(self) -> int:
+        """The lowest confidence score that counts (every location's when not asked)."""
+        return self.minConfidence if self.minConfidence is not None else MIN_SCORE
 
     @property
     def radius_miles(self) -> float:
