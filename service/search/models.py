@@ -7,10 +7,10 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from core.confidence import SCORES
 from core.documents import EntityType, Gender, Json
 from service.fields import (
     BidId,
+    ConfidenceScore,
     ContractYear,
     Integral,
     PayerPlanId,
@@ -27,7 +27,6 @@ from service.search_kit.limits import (
 )
 
 DEFAULT_RADIUS_MILES = 25.0
-MIN_SCORE, MAX_SCORE = min(SCORES), max(SCORES)  # core.confidence's scores
 CURSOR_PAGE_FIELDS = frozenset({"cursor", "pageSize"})
 # What ``SearchRequest._consistent`` checks, stated in its JSON Schema for clients and test
 # generators; inside allOf, so that client generators still give the body a typed model.
@@ -93,10 +92,8 @@ class SearchRequest(BaseModel):
     bidId: BidId | None = None
     payerPlanId: PayerPlanId | None = None
     contractYear: ContractYear | None = None
-    minConfidence: Integral | None = Field(
+    minConfidence: ConfidenceScore | None = Field(
         default=None,
-        ge=MIN_SCORE,
-        le=MAX_SCORE,
         description="only locations whose confidence score is at least this count: for the "
         "radius, the distance and the locations answered; without a location, providers with "
         "such a location anywhere (1, the default: every location)",
@@ -163,7 +160,7 @@ class SearchRequest(BaseModel):
     @property
     def min_confidence(self) -> int:
         """The lowest confidence score that counts (every location's when not asked)."""
-        return self.minConfidence if self.minConfidence is not None else MIN_SCORE
+        return self.minConfidence if self.minConfidence is not None else 1
 
     @property
     def radius_miles(self) -> float:
