@@ -2,6 +2,7 @@
 
 Usage (an index must already be loaded under --prefix):
     python -m bench.search_bench --es-url URL --prefix PREFIX [--seconds 20] [--levels 1,4,16]
+        [--min-confidence N]
 
 It starts the service as its own process (as deployed), builds a realistic query mix from real
 documents of the loaded index (exact names, one-typo names, specialties, lay terms, several
@@ -9,6 +10,9 @@ cities and radii, location-only), and for each concurrency level runs the mix ag
 service and then the identical requests against Elasticsearch, with the same HTTP client: the
 service's first-page search, or for a nearest-first page its ring and count multi-search
 (service.search.nearest) and, when the ring does not hold the page, the whole-radius search.
+With ``--min-confidence N`` the same mix is also asked with ``minConfidence: N`` (of the service
+and of Elasticsearch), in the same alternating slices: minConfidence searches beside the same
+searches without it.
 
 The harness (service process, load generator, table) is ``bench/harness.py``, shared with the
 coverage benchmark.
@@ -26,6 +30,7 @@ import aiohttp
 import orjson
 
 from bench.harness import (
+    Call,
     answered,
     harness_parser,
     parse_harness_args,
@@ -176,8 +181,11 @@ async def main_async(args: argparse.Namespace) -> None:
     names = IndexNames(args.prefix)
     mix = await query_mix(args.es_url, names, args.queries, args.seed)
     classes = [QUERY_CLASSES[body.pop("_class")] for body in mix]
-    questions = [question_of(b) for b in mix]
-    service_bodies = [orjson.dumps(b) for b in mix]
+    mixes = {"": mix}
+    if args.min_confidence is not None:
+        mixes[f", minConfidence {args.min_confidence}"] = [
+            {**body, "minConfidence": args.min_confidence} for body in mix
+        ]
     token = mint_token(Settings())
     headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
     index = names.alias("search")
@@ -186,18 +194,23 @@ async def main_async(args: argparse.Namespace) -> None:
         aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=64)) as http,
     ):
         service_search = f"{service_url}/v2/providers/search"
+        arms: list[tuple[str, Call]] = []
+        for suffix, bodies in mixes.items():
+            questions = [question_of(b) for b in bodies]
+            sent = [orjson.dumps(b) for b in bodies]
 
-        def via_service(i: int) -> Awaitable[bool]:
-            return answered(http, service_search, service_bodies[i], headers)
+            def via_service(i: int, sent: list[bytes] = sent) -> Awaitable[bool]:
+                return answered(http, service_search, sent[i], headers)
 
-        def direct(i: int) -> Awaitable[bool]:
-            return asked_directly(http, args.es_url, index, questions[i])
+            def direct(i: int, questions: list[Question] = questions) -> Awaitable[bool]:
+                return asked_directly(http, args.es_url, index, questions[i])
+
+            arms += [(f"service{suffix}", via_service), (f"elasticsearch{suffix}", direct)]
 
         title = (
             f"queries in the mix: {len(mix)}; {args.seconds:.0f} s per arm and level, "
             "in 5 alternating slices"
         )
-        arms = [("service", via_service), ("elasticsearch", direct)]
         await print_comparison(title, args, arms, len(mix), warm_up_clients=4, classes=classes)
 
 
@@ -205,6 +218,13 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser = harness_parser(__doc__, levels=[1, 4, 16], port=8099)
     parser.add_argument("--queries", type=int, default=240)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--min-confidence",
+        type=int,
+        choices=range(2, 6),
+        metavar="N",
+        help="also ask the same mix with minConfidence N (2-5), beside it",
+    )
     return parse_harness_args(parser, argv)
 
 

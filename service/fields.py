@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, ConfigDict, Field, field_validator
 
+from core.confidence import SCORES
 from core.npi import NPI_DIGITS
 from core.plans import BID_ID_PATTERN, PAYER_PLAN_ID_PATTERN
 
@@ -19,6 +20,8 @@ def _integral(value: Any) -> Any:
 
 Integral = Annotated[int, BeforeValidator(_integral)]
 ContractYear = Annotated[int, Field(ge=2000, le=2100), BeforeValidator(_integral)]
+# A location's confidence score (core.confidence), as a search asks at least it.
+ConfidenceScore = Annotated[int, Field(ge=min(SCORES), le=max(SCORES)), BeforeValidator(_integral)]
 BidId = Annotated[
     str,
     Field(

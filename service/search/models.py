@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field, model_validator
 from core.documents import EntityType, Gender, Json
 from service.fields import (
     BidId,
+    ConfidenceScore,
     ContractYear,
     Integral,
     PayerPlanId,
@@ -91,9 +92,16 @@ class SearchRequest(BaseModel):
     bidId: BidId | None = None
     payerPlanId: PayerPlanId | None = None
     contractYear: ContractYear | None = None
+    minConfidence: ConfidenceScore | None = Field(
+        default=None,
+        description="only locations whose confidence score is at least this count: for the "
+        "radius, the distance and the locations answered; without a location, providers with "
+        "such a location anywhere (1, the default: every location)",
+    )
     facets: bool = Field(
         default=False,
-        description="counts by specialty, gender, language and distance band; they cost about "
+        description="counts by specialty, gender, language, distance band and confidence "
+        "score; they cost about "
         "as much as the search itself, so only when asked (the default until API 1.8 was true)",
     )
     concepts: bool = Field(
@@ -148,6 +156,11 @@ class SearchRequest(BaseModel):
         """How many results this offset page can hold: Elasticsearch's window ends at
         MAX_WINDOW, so a page that would pass it is shorter (its nextCursor goes on)."""
         return min(self.pageSize, MAX_WINDOW - self.offset)
+
+    @property
+    def min_confidence(self) -> int:
+        """The lowest confidence score that counts (every location's when not asked)."""
+        return self.minConfidence if self.minConfidence is not None else 1
 
     @property
     def radius_miles(self) -> float:

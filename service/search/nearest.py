@@ -40,7 +40,7 @@ def ring_body(question: Question, source: Sequence[str] = ANSWER_SOURCE) -> Json
         return None
     return {
         **build_search(question, source=source),
-        "post_filter": radius_filter(place.lat, place.lng, RING_MILES),
+        "post_filter": radius_filter(place.lat, place.lng, RING_MILES, request.min_confidence),
         "track_total_hits": _window(request),  # the ring counted only as far as it decides
         "aggs": {RADIUS_COUNT: {"filter": {"match_all": {}}}},
     }

@@ -1,7 +1,8 @@
 """Search request -> Elasticsearch body. Pure: no I/O, unit-tested as plain dicts.
 
 Shape: a bool query whose filters hold the radius (a ``geo_distance`` on the points of the
-provider's locations) and the structured filters; the free text is matched word by word across
+provider's locations, those at or above ``minConfidence``: service.search_kit.geo) and the
+structured filters; the free text is matched word by word across
 fields with ``multi_match`` (fuzzy), so a name and a hospital in one box ("Johnson Mount Sinai")
 both count; phrase and exact-name clauses and a distance decay add to the score.
 """
@@ -18,6 +19,7 @@ from core.plans import canonical_bid_id, plan_doc_id, plan_key
 from core.text import normalize
 from service.search.facets import facet_aggregations
 from service.search.interpret import Interpretation
+from service.search.models import SearchRequest
 from service.search.places import ResolvedPlace
 from service.search.question import Question
 from service.search.specialty_clauses import (
@@ -27,7 +29,7 @@ from service.search.specialty_clauses import (
     specialty_clause,
     specialty_rank,
 )
-from service.search_kit.geo import distance_sort, point, radius_filter
+from service.search_kit.geo import distance_sort, point, points_field, radius_filter
 from service.search_kit.limits import ANSWER_SOURCE
 
 TEXT_FIELDS = [
@@ -44,14 +46,15 @@ EXACT_NAME_WEIGHT = 20.0  # above a phrase in a longer name ("Thelma Vega LLC")
 PHRASE_WEIGHT = 4.0
 
 
-def _closeness(place: ResolvedPlace, radius_miles: float) -> Json:
-    """Score in (0, CLOSENESS_WEIGHT]: nearer providers rank higher among equal text matches."""
+def _closeness(place: ResolvedPlace, radius_miles: float, min_confidence: int) -> Json:
+    """Score in (0, CLOSENESS_WEIGHT]: nearer providers rank higher among equal text matches
+    (the nearest location that counts)."""
     return {
         "function_score": {
             "functions": [
                 {
                     "gauss": {
-                        F.points: {
+                        points_field(min_confidence): {
                             "origin": point(place.lat, place.lng),
                             "scale": f"{max(radius_miles / 2, 0.5)}mi",
                         },
@@ -148,6 +151,8 @@ def _filters(question: Question) -> list[Json]:
         filters.append({"term": {F.entityType: request.entityType}})
     if request.pcpEligible is not None:
         filters.append({"term": {F.pcpEligible: request.pcpEligible}})
+    if question.place is None and request.min_confidence > 1:  # with one: the radius's points
+        filters.append({"range": {F.bestConfidence: {"gte": request.min_confidence}}})
     if request.contractYear is not None:
         bid = canonical_bid_id(request.bidId) if request.bidId else None
         key = plan_doc_id(request.contractYear, plan_key(bid, request.payerPlanId))
@@ -176,10 +181,12 @@ def request_filters(question: Question) -> list[Json]:
     """Every filter of the request (the radius too), without the text and the ranking."""
     filters = _filters(question)
     if question.place is not None:
-        filters.append(
-            radius_filter(question.place.lat, question.place.lng, question.request.radius_miles)
-        )
+        filters.append(_radius(question.place, question.request))
     return filters
+
+
+def _radius(place: ResolvedPlace, request: SearchRequest) -> Json:
+    return radius_filter(place.lat, place.lng, request.radius_miles, request.min_confidence)
 
 
 def query_clause(question: Question) -> Json:
@@ -189,9 +196,9 @@ def query_clause(question: Question) -> Json:
     filters = _filters(question)
     should += _ranking(question)
     if place is not None:
-        filters.append(radius_filter(place.lat, place.lng, request.radius_miles))
+        filters.append(_radius(place, request))
         if request.effective_sort == "relevance":  # sorted by distance, a score is unused
-            should.append(_closeness(place, request.radius_miles))
+            should.append(_closeness(place, request.radius_miles, request.min_confidence))
     must = [required] if required else []
     return {"bool": {"must": must, "filter": filters, "should": should}}
 
@@ -199,7 +206,7 @@ def query_clause(question: Question) -> Json:
 def _sort(question: Question) -> list[Json]:
     request, place = question.request, question.place
     if request.effective_sort == "distance" and place is not None:
-        return [distance_sort(place.lat, place.lng), {F.npi: "asc"}]
+        return [distance_sort(place.lat, place.lng, request.min_confidence), {F.npi: "asc"}]
     return [{"_score": "desc"}, {F.npi: "asc"}]
 
 
@@ -223,5 +230,7 @@ def build_search(
     else:
         body["from"] = request.offset
     if request.facets:
-        body["aggs"] = facet_aggregations(question.place, request.radius_miles)
+        body["aggs"] = facet_aggregations(
+            question.place, request.radius_miles, request.min_confidence
+        )
     return body

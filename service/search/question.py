@@ -29,6 +29,10 @@ class Question:
         """The same question without its place: no radius, no closeness."""
         return replace(self, place=None)
 
+    def any_confidence(self) -> Question:
+        """The same question with every location counting, whatever its confidence."""
+        return replace(self, request=self.request.model_copy(update={"minConfidence": None}))
+
 
 def read_question(request: SearchRequest, today: date) -> Question:
     """Interpret the words and resolve the place (InvalidInput for an unknown one)."""

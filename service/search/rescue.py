@@ -6,7 +6,9 @@ what their answers say.
    confidently as a concept, search by that concept; else words that match nothing are
    dropped, and said so, when something else is left to search by.
 2. Explain: when still nothing, say when a language asked for is listed by no provider at
-   all, else count the matches beyond the radius with the nearest one's distance; suggest a
+   all, else count the matches beyond the radius with the nearest one's distance, else those
+   ``minConfidence`` left out (it is never relaxed: a listing is not believed more for a
+   search having found nothing, but how many it left out is said); suggest a
    term of the vocabulary the words misspell, else names that exist (Elasticsearch's term
    suggester) for the words that are not medical. ``results`` stay empty: the answer only says
    how to get further.
@@ -23,7 +25,7 @@ from service.search.query import filtered_languages, query_clause, request_filte
 from service.search.question import Question
 from service.search.responses import NoResults
 from service.search.vocabulary import medical_words, vocabulary_suggestion
-from service.search_kit.geo import distance_sort, sorted_miles
+from service.search_kit.geo import distance_sort, points_field, sorted_miles
 from service.search_kit.limits import MAX_RADIUS_MILES
 
 
@@ -64,8 +66,10 @@ def relaxed(question: Question, counts: list[Json]) -> Question | None:
 
 def explain_bodies(question: Question) -> list[Json]:
     """[names the suggester knows] + [the nearest match beyond the radius, with a place] +
-    [whether any provider lists it, for each language filtered on]."""
+    [the matches at any confidence, with a minConfidence] + [whether any provider lists it,
+    for each language filtered on]."""
     interpretation, place = question.interpretation, question.place
+    min_confidence = question.request.min_confidence
     bodies: list[Json] = [
         {
             "size": 0,
@@ -84,13 +88,24 @@ def explain_bodies(question: Question) -> list[Json]:
         }
     ]
     if place is not None:
+        # Matches with a point (that counts) to be nearest: one without has no distance.
+        placed = {"exists": {"field": points_field(min_confidence)}}
+        anywhere = query_clause(question.anywhere())
         bodies.append(
             {
                 "size": 1,
                 "_source": False,
                 "track_total_hits": True,
-                "query": query_clause(question.anywhere()),
-                "sort": [distance_sort(place.lat, place.lng)],
+                "query": {"bool": {"must": [anywhere], "filter": [placed]}},
+                "sort": [distance_sort(place.lat, place.lng, min_confidence)],
+            }
+        )
+    if min_confidence > 1:
+        bodies.append(
+            {
+                "size": 0,
+                "track_total_hits": True,
+                "query": query_clause(question.any_confidence()),
             }
         )
     bodies += [
@@ -115,12 +130,18 @@ def no_results(question: Question, answers: list[Json]) -> NoResults:
         explained["reason"] = "language_not_listed"
         explained["unlistedLanguages"] = unlisted
         return explained
-    if place is not None and _total(answers[1]) > 0:
-        nearest = sorted_miles(answers[1]["hits"]["hits"][0]["sort"][0])
+    beyond = answers[1] if place is not None else {}
+    if question.request.min_confidence > 1:
+        left_out = _total(answers[2 if place is not None else 1])
+        if left_out:
+            explained["reason"] = "below_min_confidence"
+            explained["belowMinConfidence"] = left_out
+    if _total(beyond) > 0:
+        nearest = sorted_miles(beyond["hits"]["hits"][0]["sort"][0])
         needed = math.ceil(nearest + 0.01)
         explained["reason"] = "outside_radius"
         explained["beyondRadius"] = {
-            "count": _total(answers[1]),
+            "count": _total(beyond),
             "nearestMiles": round(nearest, 2),
             "radiusMiles": float(needed) if needed <= MAX_RADIUS_MILES else None,
         }

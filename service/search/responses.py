@@ -21,7 +21,10 @@ class SearchResultLocation(Location):
 class SearchResult(Provider):
     locations: Annotated[
         list[SearchResultLocation],
-        Field(description="inside the radius, nearest first (with a location); else all"),
+        Field(
+            description="inside the radius, nearest first (with a location); else all; only "
+            "those at or above minConfidence"
+        ),
     ]
 
 
@@ -104,6 +107,13 @@ class InterpretedQuery(TypedDict):
     ]
     location: ResolvedLocation | None
     radiusMiles: float | None
+    minConfidence: Annotated[
+        int,
+        Field(
+            description="the lowest confidence score of the locations that counted (1: every "
+            "location, as when minConfidence is not asked)"
+        ),
+    ]
 
 
 @with_config(CLOSED)
@@ -124,13 +134,24 @@ class NoResults(TypedDict):
     """Why a search found nothing, and a way on; the results stay empty."""
 
     reason: Annotated[
-        Literal["outside_radius", "no_match", "language_not_listed"],
+        Literal["outside_radius", "below_min_confidence", "no_match", "language_not_listed"],
         Field(
-            description="outside_radius: matches exist farther away; no_match: none anywhere; "
-            "language_not_listed: no provider in the directory lists a language asked for"
+            description="outside_radius: matches exist farther away; below_min_confidence: "
+            "matches exist here, but none of their locations there reaches minConfidence (never "
+            "relaxed); no_match: none anywhere; language_not_listed: no provider in the "
+            "directory lists a language asked for"
         ),
     ]
     beyondRadius: NotRequired[BeyondRadius]
+    belowMinConfidence: NotRequired[
+        Annotated[
+            int,
+            Field(
+                description="providers the search finds when every location counts, whatever "
+                "its confidence: those minConfidence left out"
+            ),
+        ]
+    ]
     unlistedLanguages: NotRequired[
         Annotated[
             list[str],
@@ -160,6 +181,13 @@ class Facets(TypedDict):
     gender: list[FacetCount]
     language: list[FacetCount]
     distance: NotRequired[Annotated[list[FacetCount], Field(description="with a location")]]
+    confidence: Annotated[
+        list[FacetCount],
+        Field(
+            description="providers by the best confidence score (values 1 to 5) of their "
+            "locations that count: inside the radius with a location, at or above minConfidence"
+        ),
+    ]
 
 
 @with_config(CLOSED)

@@ -17,18 +17,20 @@ from service.search.responses import (
     SearchResult,
     SearchResultLocation,
 )
-from service.search_kit.geo import miles_inside
+from service.search_kit.geo import counts, miles_inside
 
 MAX_LOCATIONS_PER_RESULT = 100
 
 
 def in_radius_locations(
-    locations: list[Location], place: ResolvedPlace, radius_miles: float
+    locations: list[Location], place: ResolvedPlace, radius_miles: float, min_confidence: int = 1
 ) -> list[SearchResultLocation]:
-    """The locations inside the radius (service.search_kit.geo), nearest first, each with its
-    distance."""
+    """The locations that count inside the radius (service.search_kit.geo), nearest first,
+    each with its distance."""
     found: list[tuple[float, Location]] = []
     for location in locations:
+        if not counts(location, min_confidence):
+            continue
         miles = miles_inside(place.lat, place.lng, location, radius_miles)
         if miles is not None:
             found.append((miles, location))
@@ -40,16 +42,19 @@ def in_radius_locations(
 
 
 def provider_results(
-    hits: list[Json], place: ResolvedPlace | None, radius_miles: float
+    hits: list[Json], place: ResolvedPlace | None, radius_miles: float, min_confidence: int = 1
 ) -> list[SearchResult]:
     results: list[SearchResult] = []
     for hit in hits:
         source = hit["_source"]
         locations: list[Location] = source.get("locations", [])
         shown = (
-            in_radius_locations(locations, place, radius_miles)
+            in_radius_locations(locations, place, radius_miles, min_confidence)
             if place is not None
-            else cast(list[SearchResultLocation], locations)
+            else cast(
+                list[SearchResultLocation],
+                [location for location in locations if counts(location, min_confidence)],
+            )
         )
         results.append(cast(SearchResult, {**provider_of(source), "locations": shown}))
     return results
@@ -96,6 +101,7 @@ def interpreted_query(question: Question) -> InterpretedQuery:
             "source": place.source,
         },
         "radiusMiles": question.request.radius_miles if place is not None else None,
+        "minConfidence": question.request.min_confidence,
     }
 
 
@@ -112,7 +118,7 @@ def search_response(
     offset = 0 if cursor_page else request.offset
     more = len(hits) == request.pageSize if cursor_page else offset + len(hits) < total
     payload: SearchResponse = {
-        "results": provider_results(hits, place, request.radius_miles),
+        "results": provider_results(hits, place, request.radius_miles, request.min_confidence),
         "pageSize": request.pageSize,
         "offset": offset,
         "totalCount": total,

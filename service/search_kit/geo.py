@@ -1,10 +1,15 @@
-"""The searched point: the radius filter, the distance sort and the in-radius rule (pure)."""
+"""The searched point: the radius filter, the distance sort and the in-radius rule (pure), each
+over the locations that count: those at or above a confidence score (``minConfidence``; 1, the
+default, every location), whose points are one field of their own (``points_field``)."""
 
 from __future__ import annotations
 
 from core.documents import Json, Location
 from core.geo import haversine_miles
 from core.index_contract import SEARCH_FIELDS as F
+from core.search_fields import CONFIDENT_POINTS
+
+_CONFIDENT = F.inside(F.confidentPoints)
 
 METRES_PER_MILE = 1609.344
 # Elasticsearch measures from coordinates rounded to about a centimetre; a location it found
@@ -16,19 +21,33 @@ def point(lat: float, lng: float) -> dict[str, float]:
     return {"lat": lat, "lon": lng}
 
 
-def radius_filter(lat: float, lng: float, miles: float) -> Json:
-    """Providers with a location inside the radius."""
-    return {"geo_distance": {"distance": f"{miles}mi", F.points: point(lat, lng)}}
+def points_field(min_confidence: int = 1) -> str:
+    """The points of the locations scoring ``min_confidence`` or more: every point at 1."""
+    if min_confidence <= 1:
+        return F.points
+    return str(getattr(_CONFIDENT, CONFIDENT_POINTS[min_confidence]))
 
 
-def distance_sort(lat: float, lng: float) -> Json:
+def counts(location: Location, min_confidence: int) -> bool:
+    """Whether a stored location counts for a search asking at least ``min_confidence`` (at 1
+    every location does)."""
+    return min_confidence <= 1 or location["confidence"]["score"] >= min_confidence
+
+
+def radius_filter(lat: float, lng: float, miles: float, min_confidence: int = 1) -> Json:
+    """Providers with a location (that counts) inside the radius."""
+    field = points_field(min_confidence)
+    return {"geo_distance": {"distance": f"{miles}mi", field: point(lat, lng)}}
+
+
+def distance_sort(lat: float, lng: float, min_confidence: int = 1) -> Json:
     """Nearest location first. One point, ascending, arc, mode min and metres (the default unit)
     is exactly what Elasticsearch hands to Lucene's distance sort, which skips documents outside
     the current top's bounding box; any other unit falls back to computing every distance. Sort
-    values are therefore metres (``sorted_miles``)."""
+    values are therefore metres (``sorted_miles``); the nearest location that counts."""
     return {
         "_geo_distance": {
-            F.points: point(lat, lng),
+            points_field(min_confidence): point(lat, lng),
             "order": "asc",
             "mode": "min",
             "distance_type": "arc",

@@ -182,6 +182,9 @@ V2_REQUESTS = [
     {"query": "xqzv wplk", "location": "10013", "language": "Spanish", "pcpEligible": True},
     {"query": "clinic", "taxonomyCode": "207R00000X", "specialty": "internal medicine"},
     {"query": "family", "bidId": "H1234_001_000", "contractYear": 2026},
+    {"query": "heart", "location": "10013", "minConfidence": 4, "facets": True},
+    {"location": {"lat": 40.7, "lng": -74.0}, "radius": 30, "minConfidence": 2},
+    {"query": "xqzv clinic", "minConfidence": 5},
 ]
 
 
