@@ -57,6 +57,7 @@ COMMANDS = [
     "search_bench",
     "search_took",
     "soak",
+    "trust_bench",
     "update_bench",
 ]
 
