@@ -83,12 +83,15 @@ def _percent(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.2f} %"
 
 
-async def main() -> None:
+def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--es-url", default="http://127.0.0.1:9200")
     parser.add_argument("--prefix", required=True)
     parser.add_argument("--truth", type=Path, required=True, help="the generator's truth file")
-    args = parser.parse_args()
+    asyncio.run(_run(parser.parse_args()))
+
+
+async def _run(args: argparse.Namespace) -> None:
     started = time.monotonic()
     flags = await _flags(args.es_url, IndexNames(args.prefix))
     truth = json.loads(args.truth.read_text())
@@ -105,4 +108,4 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    main()
