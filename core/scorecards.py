@@ -117,5 +117,9 @@ class DirectoryDoc(TypedDict):
     holds: Holds
     freshness: Freshness
     checks: Annotated[
-        dict[CheckCode, Check], Field(description="each check's finding (see the README)")
+        dict[CheckCode, Check],
+        Field(
+            description="every check's finding, in CHECKS order (see the README)",
+            json_schema_extra={"propertyNames": {"enum": list(CHECKS)}},
+        ),
     ]
