@@ -25,9 +25,12 @@ from core.documents import (
 )
 from core.index_fields import FieldNames
 from core.plan_offers import OfferedPlanDoc, PlanRows
+from core.scorecards import DirectoryDoc
 
-IndexKind = Literal["search", "providers", "coverage", "plans", "removals"]
-INDEX_KINDS: tuple[IndexKind, ...] = ("search", "providers", "coverage", "plans", "removals")
+IndexKind = Literal["search", "providers", "coverage", "plans", "removals", "directories"]
+INDEX_KINDS: tuple[IndexKind, ...] = (
+    "search", "providers", "coverage", "plans", "removals", "directories",
+)  # fmt: skip
 # The layout of the documents: a version written with another one is never served or rolled
 # back to (2: the lookup document holds its locations; search points are not nested; 3: the
 # search document holds in-network periods, not plan years in force on the day of the load;
@@ -43,8 +46,9 @@ INDEX_KINDS: tuple[IndexKind, ...] = ("search", "providers", "coverage", "plans"
 # in the case the source gives them, lower-cased by the mapping: core.text.indexed_form; 15: the
 # search document's provider without the id its NPI gives: core.search_fields.provider_source;
 # 16: nameParts without the whole names exactNames holds, which FHIR's name parameter reads;
-# 17: each location's confidence and the points at or above each score: core.confidence).
-SCHEMA = 17
+# 17: each location's confidence and the points at or above each score: core.confidence;
+# 18: the directories index, a scorecard per payer directory: core.scorecards).
+SCHEMA = 18
 DEFAULT_PREFIX = "provider-directory"
 VERSION_FORMAT = "%Y%m%dt%H%M%S%f"  # when its load began (UTC): names sort by age
 
@@ -110,6 +114,8 @@ COVERAGE_FIELDS = FieldNames("coverage", CoverageDoc)
 REMOVAL_FIELDS = FieldNames("removals", Removal)
 # Read by id only (core.documents.LookupDoc): nothing in it is parsed or indexed.
 LOOKUP_FIELDS = FieldNames("providers", LookupDoc, indexed=False)
+# A scorecard per loaded payer directory (core.scorecards), listed by name.
+DIRECTORY_FIELDS = FieldNames("directories", DirectoryDoc)
 NETWORK_FIELDS = SEARCH_FIELDS.inside(SEARCH_FIELDS.networks)  # networks.key, networks.period
 STAR_FIELDS = PLAN_FIELDS.inside(PLAN_FIELDS.starRating)  # starRating.overall
 DECLARED: dict[IndexKind, FieldNames] = {
@@ -118,6 +124,7 @@ DECLARED: dict[IndexKind, FieldNames] = {
     "coverage": COVERAGE_FIELDS,
     "plans": PLAN_FIELDS,
     "removals": REMOVAL_FIELDS,
+    "directories": DIRECTORY_FIELDS,
 }
 MAPPINGS: dict[IndexKind, dict[str, Any]] = {
     kind: fields.mapping() for kind, fields in DECLARED.items()

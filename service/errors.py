@@ -89,3 +89,12 @@ class PlanNotFound(NotFoundInput):
 
     def __init__(self, bid_id: str, year: int) -> None:
         super().__init__("bidId", f"no plan {bid_id} in {year}", code="plan_not_found")
+
+
+class DirectoryNotFound(NotFoundInput):
+    """A name no loaded payer directory has."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(
+            "name", f"no payer directory {name!r} is loaded", code="directory_not_found"
+        )

@@ -46,7 +46,8 @@ STATUSES: dict[int, Status] = {
     ),
     404: Status(
         "Not Found",
-        "Not Found: no provider has this NPI, no plan this bid id, or no known place this name",
+        "Not Found: no provider has this NPI, no plan this bid id, no known place this name, or"
+        " no loaded payer directory this name",
         "not_found",
         "not-found",
     ),

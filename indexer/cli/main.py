@@ -16,6 +16,7 @@ import orjson
 from elasticsearch import ApiError, TransportError
 
 from core.index_contract import IndexNames
+from indexer.audit import audit_plan_net, scorecard_lines
 from indexer.cli.parsers import parser
 from indexer.cli.status import rollback_lines, status_lines
 from indexer.generate.coverage import generate_coverage
@@ -139,6 +140,18 @@ async def _update(es: Any, names: IndexNames, args: argparse.Namespace) -> int:
     return 0 if report.accounted else 1
 
 
+async def _audit(es: Any, names: IndexNames, args: argparse.Namespace) -> int:
+    files = None
+    if args.nucc:
+        files = JoinFiles(nucc=args.nucc)
+    card = await audit_plan_net(es, names, args.plan_net, args.name, files)
+    if args.json:
+        print(orjson.dumps(card, option=orjson.OPT_INDENT_2).decode())
+    else:
+        print("\n".join(scorecard_lines(card)))
+    return 0
+
+
 async def _run(args: argparse.Namespace, settings: IndexerSettings) -> int:
     # SIGTERM cancels the work like Ctrl-C does: the job's clean-up runs, then we exit.
     task = asyncio.current_task()
@@ -151,6 +164,8 @@ async def _run(args: argparse.Namespace, settings: IndexerSettings) -> int:
             return await _load(es, names, args)
         if args.command == "update":
             return await _update(es, names, args)
+        if args.command == "audit":
+            return await _audit(es, names, args)
         if args.command == "status":
             lines, complete = await status_lines(es, names)
             print("\n".join(lines))

@@ -135,6 +135,24 @@ def _update_parser(parser: argparse.ArgumentParser) -> None:
     _report_flags(parser, "CSV of rejected rows (default rejects/update-<kind>-...csv)")
 
 
+def _audit_parser(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--plan-net", type=Path, metavar="DIR", required=True, help="the Plan-Net export to score"
+    )
+    parser.add_argument(
+        "--name",
+        metavar="NAME",
+        help="score it as the directory of this name (default: the export directory's name);"
+        " a loaded directory's name scores it as if it replaced that one",
+    )
+    parser.add_argument("--nucc", type=Path, help="NUCC taxonomy CSV (default: the recorded one)")
+    parser.add_argument("--json", action="store_true", help="print the scorecard as JSON")
+    parser.description = (
+        "Score a Plan-Net export against what the live version serves, as a load of it would"
+        " score it (GET /v2/directories/{name}), without loading it: nothing is written."
+    )
+
+
 def _generate_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     generate = commands.add_parser(
         "generate", help="write an NPPES-format file of N providers resampled from real rows"
@@ -242,6 +260,7 @@ def parser(settings: IndexerSettings) -> argparse.ArgumentParser:
         " an alias is missing)",
     )
     commands.add_parser("rollback", help="swap every alias back to the previous full version")
+    _audit_parser(commands.add_parser("audit", help="score a Plan-Net export without loading it"))
     _generate_parsers(commands)
     return main
 

@@ -34,6 +34,7 @@ from indexer.assembly.documents import (
 from indexer.assembly.npiset import NpiSet
 from indexer.assembly.plan_net import Overlay
 from indexer.assembly.plan_net_published import published_documents
+from indexer.assembly.scorecard import ListingTally, directory_facts, scorecard
 from indexer.load.progress import LoadProgress
 from indexer.load.report import LoadReport
 from indexer.sources.coverage import CoverageDelete, CoverageRow, read_coverage
@@ -92,13 +93,16 @@ class ActionStream:
         # this bitmap, not of the directory's spill on disk. Only NPIs that can have been issued
         # are joined: a wrong check digit or another key is served as the directory gives it.
         self._not_joined = NpiSet(filter(is_valid_npi, directory.providers if directory else ()))
+        # Its scorecard, counted from the documents of the providers it lists (no work without).
+        self._tally = ListingTally(directory.source) if directory else None
 
     def __iter__(self) -> Iterator[Action]:
         yield from self._coverage()
         if self._sources.nppes is not None:
             yield from self._providers(self._sources.nppes)
         yield from self._listed_only()
-        yield from self._plans()  # last: each says whether rows name anyone in it
+        yield from self._plans()  # each says whether rows name anyone in it
+        yield from self._scorecard()  # once every provider the directory lists is built
 
     def _action(self, kind: IndexKind, doc_id: str, doc: Any, origin: Origin) -> Action:
         self._report.expected[kind] += 1
@@ -125,6 +129,14 @@ class ActionStream:
             published[CHANGED_AT] = self._changed_at
             yield self._action("plans", doc_id, published, Origin(published["source"], 0, ""))
 
+    def _scorecard(self) -> Iterator[Action]:
+        directory, tally = self._tables.plan_net, self._tally
+        if directory is None or tally is None:
+            return
+        facts = directory_facts(directory)  # before the load closes its scratch file
+        card = scorecard(directory.name, facts, tally, self._changed_at, None)
+        yield self._action("directories", directory.source, card, Origin(directory.source, 0, ""))
+
     def _overlay(self, npi: str) -> Overlay | None:
         directory = self._tables.plan_net
         if directory is None or not self._not_joined.discard(npi):
@@ -136,6 +148,8 @@ class ActionStream:
         docs.search[CHANGED_AT] = self._changed_at
         yield self._provider_line(npi), dumps(docs.lookup()), origin
         yield self._search_line(npi), dumps(docs.search), origin
+        if self._tally is not None:
+            self._tally.add(docs.provider, docs.locations)
         for row in docs.coverage:
             self._with_rows.add((row["contractYear"], row["bidId"]))
             doc_id = coverage_doc_id(

@@ -23,6 +23,7 @@ from typing import Any
 
 from core.npi import KEYED_BY_ID, listed_id
 from core.plan_net_codes import NPI_SYSTEM
+from core.scorecards import EXAMPLES, directory_source
 from indexer.sources import plan_net_resources as read
 from indexer.sources.plan_net_files import RESOURCE_TYPES, Place, Resource, Unreadable, read_export
 from indexer.sources.plan_net_normalised import normalised
@@ -61,6 +62,10 @@ class PlanNetDirectory:
     rejected: Counter[str] = field(default_factory=Counter)
     warnings: Counter[str] = field(default_factory=Counter)  # used as published: NpiIssue
     normalised: Counter[str] = field(default_factory=Counter)  # used, changed: by kind
+    updated_days: Counter[str] = field(default_factory=Counter)  # used, by meta.lastUpdated
+    # References to nothing usable (one per resource: rejected for it, a plan's owner unnamed).
+    unresolved: int = 0
+    unresolved_in: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.published = self.spill.table(dict)
@@ -70,7 +75,7 @@ class PlanNetDirectory:
 
     @property
     def source(self) -> str:
-        return f"plan-net:{self.name}"
+        return directory_source(self.name)
 
     def counts(self) -> dict[str, dict[str, int]]:
         """What the reports of a load and of an update give, per resource type."""
@@ -78,6 +83,10 @@ class PlanNetDirectory:
             kind: {"read": n, "used": self.used[kind], "rejected": self.rejected[kind]}
             for kind, n in self.read.items()
         }
+
+    def unresolved_reference(self, holder: str) -> None:
+        self.unresolved += 1
+        self.unresolved_in = [*self.unresolved_in, holder][:EXAMPLES]
 
     @property
     def accounted(self) -> bool:
@@ -167,8 +176,10 @@ class _Builder:
             plan = read.insurance_plan(body)
             for network in plan.networks:
                 self.resolve(network, ["Organization"])
+            owner = self._orgs.get(owned := read.reference(body.get("ownedBy")) or "")
+            if owned and owner is None:
+                self.directory.unresolved_reference(ref)
             if plan.owner is None:  # no display: the name of the organisation it names
-                owner = self._orgs.get(read.reference(body.get("ownedBy")) or "")
                 plan = replace(plan, owner=owner.name if owner else None)
             self.directory.plans[ref] = plan
         elif kind == "PractitionerRole":
@@ -276,10 +287,14 @@ def read_plan_net(path: Path, reject: Reject, name: str | None = None) -> PlanNe
         except Invalid as invalid:
             # A duplicate's reference is the first resource's, whose state stays.
             ref = None if isinstance(invalid, DuplicateId) else f"{item.type}/{item.body['id']}"
+            if str(invalid).startswith("dangling_reference"):
+                directory.unresolved_reference(f"{item.type}/{item.body['id']}")
             builder.refuse(item.type, item.place, _npi_of(item), str(invalid), ref)
             continue
         directory.used[item.type] += 1
         directory.normalised.update(changes)
+        if (day := read.updated_day(body)) is not None:
+            directory.updated_days[day] += 1
     for kind in RESOURCE_TYPES:
         directory.read.setdefault(kind, 0)
     return directory

@@ -10,7 +10,9 @@ does), **unchanged** (nothing written, so applying the same export twice changes
 provider's documents are rebuilt from what was there before any directory added to it (kept
 in its lookup document) with every directory's overlay, the newer one for this directory; its
 coverage rows from this directory are replaced, other sources' rows kept; its in-network
-periods are those of the rows it has then. Everything becomes visible in one refresh.
+periods are those of the rows it has then (indexer.update.plan_net_rebuild). Its scorecard
+(core.scorecards) is counted again from the documents rebuilt. Everything becomes visible in one
+refresh.
 """
 
 from __future__ import annotations
@@ -25,20 +27,12 @@ import orjson
 from elasticsearch.helpers import async_scan
 
 from core.changes import CHANGED_AT, SearchPair, resources_gone, unstamped
-from core.confidence import Ages, score_all
-from core.documents import CoverageDoc, Json, Location, Provider
+from core.documents import CoverageDoc, Json
 from core.index_contract import SEARCH_FIELDS as F
 from core.index_contract import coverage_doc_id
-from core.lookup_answers import stored_locations, stored_provider
 from core.search_fields import with_derived_fields
-from indexer.assembly import plan_net, plan_net_stored
-from indexer.assembly.documents import (
-    ProviderDocuments,
-    overlaid,
-    search_document,
-    stored_base,
-)
-from indexer.assembly.plan_net import Overlay, PlanLink
+from indexer.assembly.documents import ProviderDocuments
+from indexer.assembly.scorecard import ListingTally, directory_facts, scorecard
 from indexer.provenance import recorded_join_files
 from indexer.sources.nucc import read_nucc
 from indexer.sources.plan_net import PlanNetDirectory, read_plan_net
@@ -47,8 +41,10 @@ from indexer.update.live_version import LiveVersion, visible_together
 from indexer.update.networks import flag_networks, unflag_networks
 from indexer.update.options import UpdateError, UpdateOptions, update_session
 from indexer.update.plan_net_plans import replace_plans
+from indexer.update.plan_net_rebuild import Rebuilder
 from indexer.update.removals import record_removals
 from indexer.update.report import UpdateReport
+from indexer.update.scorecards import stored_scorecard, write_scorecard
 from indexer.write.bulk import Action, Origin, bulk_index, chunked, delete_action, index_action
 
 Doc = Json
@@ -62,23 +58,6 @@ async def _listed_before(es: Any, index: str, source: str) -> set[str]:
     return {hit["_id"] async for hit in async_scan(es, index=index, query=query, size=5000)}
 
 
-def _base(lookup: Doc) -> tuple[Provider, list[Location], list[str]] | None:
-    """The provider before any directory added to it; None when directories alone list it."""
-    if "planNet" not in lookup:
-        return stored_provider(cast(Any, lookup)), stored_locations(cast(Any, lookup)), []
-    if lookup.get("base") is None:
-        return None
-    fields = orjson.loads(lookup["base"])
-    return fields["provider"], fields["locations"], fields["otherNames"]
-
-
-def _deactivated(lookup: Doc | None) -> bool:
-    """Whether NPPES had deactivated the NPI of a provider only directories list, as its
-    documents said (the NPPES file, and its weekly updates, decide it)."""
-    notes = stored_provider(cast(Any, lookup)).get("dataQuality", ()) if lookup else ()
-    return any(note["code"] == "npi_deactivated" for note in notes)
-
-
 class _Applier:
     def __init__(
         self,
@@ -90,47 +69,11 @@ class _Applier:
         self._indices = live.indices
         self._directory = directory
         self._source = directory.source
-        self._links: dict[str, list[PlanLink]] = plan_net.plan_links(directory)
+        self._rebuilder = Rebuilder(directory, nucc, date.fromisoformat(report.changed_at[:10]))
         self.plans: set[tuple[int, str]] = set()  # (year, plan key) of the rows it holds
         self.stamped: list[SearchPair] = []  # search documents a batch rewrites or deletes
+        self.tally = ListingTally(directory.source)  # its scorecard's provider checks
         self._report = report
-        self._nucc = nucc
-        self._ages = Ages.on(date.fromisoformat(report.changed_at[:10]))
-
-    def _overlays(self, lookup: Doc | None, npi: str) -> list[Overlay]:
-        kept = plan_net_stored.overlays_of(lookup.get("planNet") if lookup else None)
-        kept.pop(self._source, None)
-        listed = self._directory.providers.get(npi)
-        if listed is not None:
-            kept[self._source] = Overlay(self._source, listed, self._links)
-        return list(kept.values())
-
-    def _rebuild(
-        self, npi: str, lookup: Doc | None, rows: dict[str, CoverageDoc]
-    ) -> tuple[ProviderDocuments | None, bool]:
-        """The provider's documents now (None: nobody lists it any more), and whether the
-        NPPES file lists it."""
-        overlays = self._overlays(lookup, npi)
-        base = _base(lookup) if lookup else None
-        networks = current.networks(r for r in rows.values() if r["source"] != self._source)
-        if base is not None:
-            provider, locations, other_names = base
-            if not overlays:
-                score_all(provider, locations, self._ages)
-                search = search_document(provider, locations, tuple(other_names), networks)
-                return ProviderDocuments(provider, locations, search), True
-            stored = _stored_base(lookup)
-            docs = overlaid(
-                provider, locations, other_names, networks, overlays, stored, self._ages
-            )
-            return docs, True
-        if not overlays:
-            return None, False
-        listed = next((o for o in overlays if o.source == self._source), overlays[0])
-        provider = plan_net.listed_provider(
-            listed.provider, self._nucc, listed.source, _deactivated(lookup)
-        )
-        return overlaid(provider, [], (), networks, overlays, None, self._ages), False
 
     async def apply(self, es: Any, npis: Sequence[str]) -> None:
         indices = self._indices
@@ -143,7 +86,7 @@ class _Applier:
         for npi in npis:
             lookup, search = lookups.get(npi), searches.get(npi)
             rows = coverage.get(npi, {})
-            docs, nppes_listed = self._rebuild(npi, lookup, rows)
+            docs, nppes_listed = self._rebuilder.rebuild(npi, lookup, rows)
             origin = Origin(self._directory.source, 0, npi)
             mine = {i: r for i, r in rows.items() if r["source"] == self._source}
             new_rows = {
@@ -165,6 +108,7 @@ class _Applier:
                 fresh = current.as_indexed(docs.search)
                 merged = {**search, **{f: fresh[f] for f in _OVERLAY_FIELDS}}
                 docs.search = cast(Any, with_derived_fields(merged))
+            self.tally.add(docs.provider, docs.locations)
             written = self._provider_actions(npi, lookup, search, docs, origin)
             actions += written
             # A changed accepting-new-patients or period changes a row, not the documents.
@@ -222,16 +166,6 @@ class _Applier:
         return actions
 
 
-def _stored_base(lookup: Doc | None) -> str | None:
-    """The base of a provider NPPES lists, as the lookup document keeps it under an overlay."""
-    if lookup is None:
-        return None
-    if "planNet" in lookup:
-        return cast(str | None, lookup.get("base"))
-    provider, locations = stored_provider(cast(Any, lookup)), stored_locations(cast(Any, lookup))
-    return stored_base(provider, locations, [])
-
-
 async def update_plan_net(
     es: Any, path: Path, options: UpdateOptions, name: str | None = None
 ) -> UpdateReport:
@@ -256,4 +190,8 @@ async def update_plan_net(
             await unflag_networks(
                 es, indices["plans"], indices["coverage"], flagged - applier.plans, directory.source
             )
+            stored = await stored_scorecard(es, indices["directories"], directory.source)
+            facts = directory_facts(directory)
+            card = scorecard(directory.name, facts, applier.tally, report.changed_at, stored)
+            await write_scorecard(es, indices["directories"], card, stored)
     return report

@@ -105,6 +105,7 @@ def openapi_document(settings: Settings) -> Json:
             {"name": "providers", "description": "provider search and lookup"},
             {"name": "coverage", "description": "Medicare Advantage network participation"},
             {"name": "plans", "description": "Medicare Advantage plans by area, with your doctors"},
+            {"name": "directories", "description": "payers' directories and their scorecards"},
             {"name": "operations", "description": "probes, metrics and this description"},
             {"name": "sandbox", "description": "the API without /v2 (sandbox mode only)"},
         ],

@@ -74,6 +74,7 @@ def _calls(npi: str) -> list[Call]:
         ("POST", "/v2/providers/coverage", coverage),
         ("POST", "/v2/plans/search", {"zip": "03031", "npis": [{"npi": npi}]}),
         ("GET", "/v2/plans/H0104-016-000", None),
+        ("GET", "/v2/directories", None),
     ]
 
 

@@ -66,6 +66,8 @@ async def test_every_operation_through_the_generated_client(
             ("coverage", "coverage"),
             ("plans", "plan_search"),
             ("plans", "plan"),
+            ("directories", "directories"),
+            ("directories", "directory"),
         )
     }
     client = package.AuthenticatedClient(base_url=live_service, token=mint_token(sample_settings))
@@ -104,6 +106,11 @@ async def test_every_operation_through_the_generated_client(
         assert isinstance(plan, models.PlanDetail) and plan.bid_id == bid
         unknown = await api["plan"].asyncio(bid_id="H9999_999_000", client=session)
         assert isinstance(unknown, models.Problem) and unknown.code == "plan_not_found"
+
+        directories = await api["directories"].asyncio(client=session)
+        assert isinstance(directories, models.DirectoryList)  # the sample loads no directory
+        nobody = await api["directory"].asyncio(name="nobody", client=session)
+        assert isinstance(nobody, models.Problem) and nobody.code == "directory_not_found"
 
         invalid = await api["provider"].asyncio(npi="100300010X", client=session)
         assert isinstance(invalid, models.Problem) and invalid.code == "invalid_npi"

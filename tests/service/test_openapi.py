@@ -54,7 +54,8 @@ def test_operations_state_auth_errors_and_headers() -> None:
                 assert response["headers"]["X-Request-ID"]["required"] is True
                 if int(status) >= 400 and "content" in response and status != "503":
                     assert "application/problem+json" in response["content"], (path, status)
-            if not path.startswith(("/v2/providers", "/providers", "/v2/plans", "/plans")):
+            authenticated = ("/providers", "/plans", "/directories")
+            if not path.removeprefix("/v2").startswith(authenticated):
                 assert operation["security"] == []
                 continue
             [requirement] = operation["security"]
@@ -65,7 +66,9 @@ def test_operations_state_auth_errors_and_headers() -> None:
             if method == "post":
                 assert {"413", "415"} <= responses.keys()
                 assert operation["requestBody"]["content"]["application/json"]["schema"]
-            elif "/plans/" in path:  # a plan is read whole, without validators
+            elif path.endswith("/directories"):  # the list: nothing by name to miss
+                assert "404" not in responses and "ETag" not in responses["200"]["headers"]
+            elif "/plans/" in path or "/directories/" in path:  # read whole, no validators
                 assert "404" in responses and "ETag" not in responses["200"]["headers"]
             else:
                 assert {"304", "404"} <= responses.keys()
