@@ -14,9 +14,9 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any, Final
 
-from core.documents import Removal
 from core.index_contract import SEARCH_FIELDS
 from core.network import role_id
+from core.published_documents import Removal
 
 INSTANT_FORMAT = "%Y-%m-%dT%H:%M:%SZ"  # FHIR instant, to the second, UTC
 # The stamp as a key of the documents' TypedDicts: a literal, which mypy checks against each

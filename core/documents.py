@@ -277,20 +277,6 @@ class SearchCopies(TypedDict):
     typoTolerant: Annotated[str, ix.TEXT.but(index_options="docs", norms=False)]
 
 
-class PublishedDoc(TypedDict):
-    """What a payer's Plan-Net directory publishes besides providers and plans (its
-    HealthcareServices and Endpoints), kept in the plans index as the FHIR API serves it:
-    ``_id`` ``<resourceType>/<id>``; ``terms``: what each search parameter matches
-    (core.fhir_terms.term); ``resource``: stored, not indexed."""
-
-    resourceType: Annotated[str, ix.KEYWORD]
-    id: Annotated[str, ix.KEYWORD]
-    source: Annotated[str, ix.KEYWORD]
-    terms: Annotated[list[str], ix.FILTER_KEYWORD]
-    resource: Annotated[Json, ix.UNPARSED]
-    changedAt: NotRequired[Annotated[str, ix.INSTANT]]  # core.changes: stamped when written
-
-
 class CoverageDoc(TypedDict):
     """One row of an operator's coverage file. ``_id``: see ``coverage_doc_id``."""
 
@@ -303,11 +289,3 @@ class CoverageDoc(TypedDict):
     effectiveDate: Annotated[str | None, ix.DATE]  # ISO date; None: since ever
     terminationDate: Annotated[str | None, ix.DATE]  # ISO date, exclusive; None: open-ended
     source: Annotated[str, ix.KEYWORD]
-
-
-class Removal(TypedDict):
-    """One FHIR resource an update removed (``_id``: ``<resourceType>/<id>``; core.changes)."""
-
-    resourceType: Annotated[str, ix.KEYWORD]
-    id: Annotated[str, ix.KEYWORD]
-    removedAt: Annotated[str, ix.INSTANT]

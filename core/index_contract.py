@@ -18,13 +18,12 @@ from core.documents import (
     CoverageDoc,
     LookupDoc,
     Plan,
-    PublishedDoc,
-    Removal,
     SearchCopies,
     SearchDoc,
 )
 from core.index_fields import FieldNames
 from core.plan_offers import OfferedPlanDoc, PlanRows
+from core.published_documents import PublishedDoc, Removal
 from core.scorecards import DirectoryDoc
 
 IndexKind = Literal["search", "providers", "coverage", "plans", "removals", "directories"]
@@ -106,8 +105,8 @@ def coverage_doc_id(
 # ---- each index's declaration: its documents' types (core.index_fields) ----
 
 SEARCH_FIELDS = FieldNames("search", SearchDoc, index_only=SearchCopies)
-# Plans, and what payers' directories publish besides providers (core.documents.PublishedDoc:
-# HealthcareServices, Endpoints), each replaced with its directory's plans.
+# Plans, and what payers' directories publish besides providers (HealthcareServices, Endpoints:
+# core.published_documents.PublishedDoc), each replaced with its directory's plans.
 PLAN_FIELDS = FieldNames("plans", Plan, OfferedPlanDoc, PlanRows, PublishedDoc)
 COVERAGE_FIELDS = FieldNames("coverage", CoverageDoc)
 # The FHIR resources updates removed since the load (core.changes).

@@ -9,10 +9,11 @@ from collections.abc import Iterable
 from typing import cast
 
 from core.changes import removal
-from core.documents import Json, Plan, Removal
+from core.documents import Json, Plan
 from core.fhir_terms import fhir_id
 from core.plan_offers import AreaCounty
 from core.plans import plan_doc_id_of
+from core.published_documents import Removal
 
 
 def insurance_plan_id(plan: Plan) -> str:

@@ -16,9 +16,10 @@ from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
 from typing import Any
 
-from core.documents import Address, PublishedDoc
+from core.documents import Address
 from core.fhir_terms import address_terms, city_terms, fhir_id, postal_terms, state_terms, term
 from core.plan_net_codes import profile
+from core.published_documents import PublishedDoc
 from core.text import normalize
 from indexer.sources.plan_net import PlanNetDirectory
 from indexer.sources.plan_net_records import Site

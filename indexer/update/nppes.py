@@ -36,8 +36,9 @@ import orjson
 
 from core.changes import CHANGED_AT, resources_gone
 from core.confidence import Ages
-from core.documents import Json, Removal
+from core.documents import Json
 from core.geo import lookup_zip
+from core.published_documents import Removal
 from indexer.assembly.documents import Extras, build_documents, listed_documents
 from indexer.assembly.npiset import NpiSet
 from indexer.assembly.plan_net_stored import overlays_of

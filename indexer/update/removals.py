@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 import orjson
 from elasticsearch import AsyncElasticsearch
 
-from core.documents import Removal
+from core.published_documents import Removal
 from indexer.update.options import UpdateError
 from indexer.write.bulk import Action, Origin, bulk_index, delete_action, index_action
 
