@@ -75,6 +75,16 @@ def add_evidence(location: Location, source: str, as_of: str | None) -> None:
         location["confidence"] = {**known, "evidence": [*known["evidence"], evidence]}
 
 
+def unscored(locations: list[Location]) -> list[Location]:
+    """Stored locations as assembly first makes them: their evidence kept, their reasons (made
+    by a score, or carried from a listing) dropped, so adding sources to them and scoring again
+    gives what a load gives."""
+    return [
+        {**location, "confidence": {**location["confidence"], "reasons": []}}
+        for location in locations
+    ]
+
+
 def mark(location: Location, reason: Reason) -> None:
     known = location["confidence"]
     if reason not in known["reasons"]:

@@ -29,7 +29,7 @@ from indexer.assembly.documents import (
     Extras,
     ProviderDocuments,
     build_documents,
-    overlaid,
+    listed_documents,
 )
 from indexer.assembly.npiset import NpiSet
 from indexer.assembly.plan_net import Overlay
@@ -173,11 +173,9 @@ class ActionStream:
                 continue  # an NPPES row had it
             overlay = Overlay(directory.source, directory.providers[npi], self._links)
             deactivated = is_valid_npi(npi) and npi in (self._deactivated or ())
-            provider = plan_net.listed_provider(
-                overlay.provider, self._tables.nucc, overlay.source, deactivated
-            )
             networks = self._networks.get(int(npi), ()) if npi.isdigit() else ()
-            docs = overlaid(provider, [], (), networks, [overlay], None, self._ages)
+            nucc = self._tables.nucc
+            docs = listed_documents([overlay], nucc, networks, self._ages, deactivated)
             count += 1
             yield from self._documents(docs, Origin(directory.source, 0, npi))
         self._report.plan_net_only = count

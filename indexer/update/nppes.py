@@ -53,6 +53,7 @@ from indexer.update.live_version import LiveVersion, visible_together
 from indexer.update.options import UpdateError, UpdateOptions, update_session
 from indexer.update.removals import record_removals
 from indexer.update.report import UpdateReport
+from indexer.update.scorecards import refresh_scorecards
 from indexer.write.bulk import Action, Origin, bulk_index, chunked, delete_action, index_action
 from indexer.write.bulk_errors import BulkErrors
 from indexer.write.collector import batch_gc
@@ -90,6 +91,16 @@ def _older(row_date: date | None, indexed: Doc) -> bool:
     return row_date is not None and last is not None and row_date.isoformat() < last
 
 
+def _listing_directories(write: _Write) -> set[str]:
+    """The payers' directories that list the provider, before or after the write."""
+    return {
+        source
+        for lookup in (write.old[0], write.new[0])
+        if lookup is not None and "planNet" in lookup
+        for source in orjson.loads(lookup["planNet"])
+    }
+
+
 class _Applier:
     def __init__(
         self,
@@ -104,6 +115,7 @@ class _Applier:
         self._errors = errors
         self._pair = (live.indices["providers"], live.indices["search"])  # as _Write holds them
         self._ages = Ages.on(date.fromisoformat(report.changed_at[:10]))
+        self.directories: set[str] = set()  # the payers' directories of the providers written
 
     def _record_write(
         self, row: NppesRecord, indexed: tuple[Doc | None, Doc | None], coverage: Any
@@ -220,6 +232,7 @@ class _Applier:
         for write in writes:
             failure = failed.get(write.origin.npi)
             if failure is None:
+                self.directories.update(_listing_directories(write))
                 self._report.outcomes[write.outcome] += 1
                 self._report.removed += write.new[0] is None
                 continue
@@ -251,4 +264,7 @@ async def update_nppes(es: Any, path: Path, options: UpdateOptions) -> UpdateRep
                 rows = read_nppes(path, screen.reader_rejected)
                 for batch in chunked(each_npi_once(screen, rows, NpiSet()), options.batch_rows):
                     await applier.apply(batch, es)
+        # Their scorecards count what the update changed (a deactivation a payer lists).
+        if applier.directories:
+            await refresh_scorecards(es, live.indices, applier.directories, report.changed_at)
     return report

@@ -12,12 +12,13 @@ from typing import Any, cast
 
 import orjson
 
-from core.confidence import Ages, score_all
+from core.confidence import Ages, score_all, unscored
 from core.documents import CoverageDoc, Json, Location, Provider
 from core.lookup_answers import stored_locations, stored_provider
 from indexer.assembly import plan_net, plan_net_stored
 from indexer.assembly.documents import (
     ProviderDocuments,
+    listed_documents,
     overlaid,
     search_document,
     stored_base,
@@ -33,7 +34,8 @@ Doc = Json
 def _base(lookup: Doc) -> tuple[Provider, list[Location], list[str]] | None:
     """The provider before any directory added to it; None when directories alone list it."""
     if "planNet" not in lookup:
-        return stored_provider(cast(Any, lookup)), stored_locations(cast(Any, lookup)), []
+        locations = unscored(stored_locations(cast(Any, lookup)))
+        return stored_provider(cast(Any, lookup)), locations, []
     if lookup.get("base") is None:
         return None
     fields = orjson.loads(lookup["base"])
@@ -53,8 +55,8 @@ def _stored_base(lookup: Doc | None) -> str | None:
         return None
     if "planNet" in lookup:
         return cast(str | None, lookup.get("base"))
-    provider, locations = stored_provider(cast(Any, lookup)), stored_locations(cast(Any, lookup))
-    return stored_base(provider, locations, [])
+    provider = stored_provider(cast(Any, lookup))
+    return stored_base(provider, unscored(stored_locations(cast(Any, lookup))), [])
 
 
 class Rebuilder:
@@ -98,8 +100,8 @@ class Rebuilder:
             return docs, True
         if not overlays:
             return None, False
-        listed = next((o for o in overlays if o.source == self.source), overlays[0])
-        provider = plan_net.listed_provider(
-            listed.provider, self._nucc, listed.source, _deactivated(lookup)
-        )
-        return overlaid(provider, [], (), networks, overlays, None, self._ages), False
+        # Its record is what this directory says of it, else what another says.
+        first = next((o for o in overlays if o.source == self.source), overlays[0])
+        ordered = [first, *(o for o in overlays if o is not first)]
+        deactivated = _deactivated(lookup)
+        return listed_documents(ordered, self._nucc, networks, self._ages, deactivated), False

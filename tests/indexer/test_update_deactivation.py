@@ -1,7 +1,7 @@
 """A weekly NPPES file that deactivates an NPI a payer's directory lists: the payer's listing
 stays, flagged ``npi_deactivated`` (its source the directory), every location of it lowered to
-1, the NPPES address gone; and what the update leaves equals a full load of the merged file
-with the same directory. The rows and the export are read here with csv and json."""
+1, the NPPES address gone, the directory's scorecard counting it; and what the update leaves
+equals a full load of the merged file with the same directory. The rows and the export are read here with csv and json."""
 
 from __future__ import annotations
 
@@ -55,6 +55,12 @@ async def _sources(es: AsyncElasticsearch, names: IndexNames, kind: IndexKind) -
     }
 
 
+async def _scorecard(es: AsyncElasticsearch, names: IndexNames) -> dict[str, Any]:
+    found = await es.get(index=names.alias("directories"), id=f"plan-net:{DIRECTORY}")
+    checks: dict[str, Any] = found["_source"]["checks"]
+    return checks
+
+
 async def test_a_weekly_deactivation_flags_the_payers_listing(
     es: AsyncElasticsearch, index_names: IndexNames, sample_sources: SourceFiles, tmp_path: Path
 ) -> None:
@@ -72,6 +78,7 @@ async def test_a_weekly_deactivation_flags_the_payers_listing(
     await load(es, sources, LoadOptions(names=index_names, keep_versions=1))
     before = await _sources(es, index_names, "providers")
     assert all("dataQuality" not in orjson.loads(before[npi]["provider"]) for npi in gone)
+    assert (await _scorecard(es, index_names))["npi_deactivated"]["count"] == 0
 
     week = _deactivating_week(sample_sources.nppes_file, gone, tmp_path / "week.csv")
     options = UpdateOptions(names=index_names, reject_file=tmp_path / "r.csv")
@@ -90,6 +97,10 @@ async def test_a_weekly_deactivation_flags_the_payers_listing(
             assert location["sources"] == [f"plan-net:{DIRECTORY}"]
             assert location["confidence"]["score"] == 1
             assert "npi_deactivated" in location["confidence"]["reasons"]
+
+    # The directory's scorecard follows: the three it lists are counted, with their NPIs.
+    deactivated = (await _scorecard(es, index_names))["npi_deactivated"]
+    assert deactivated["count"] == 3 and set(deactivated["examples"]) == set(gone)
 
     merged = merge(sample_sources.nppes_file, [week], tmp_path / "npidata_merged.csv")
     full = IndexNames(f"{index_names.prefix}-full")  # dropped with the test's prefix
