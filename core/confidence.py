@@ -91,44 +91,67 @@ def mark(location: Location, reason: Reason) -> None:
         location["confidence"] = {**known, "reasons": [*known["reasons"], reason]}
 
 
+# (start, first reason, stale, no phone, precision, PO box) -> (score, reasons): the few
+# combinations there are, each worked out once (a load scores millions of locations).
+_Facts = tuple[int, Reason, bool, bool, str | None, bool]
+_RULED: dict[_Facts, tuple[int, tuple[Reason, ...]]] = {}
+
+
+def _ruled(facts: _Facts) -> tuple[int, tuple[Reason, ...]]:
+    base, first, stale, no_phone, precision, po_box = facts
+    reasons: list[Reason] = [first]
+    if stale:
+        reasons.append("stale")
+    if no_phone:
+        reasons.append("no_phone")
+    if precision != "exact":
+        reasons.append("zip_only_geocode" if precision == "zip5" else "not_geocoded")
+    if po_box:
+        reasons.append("po_box")
+    return base - sum(PENALTIES[reason] for reason in reasons), tuple(reasons)
+
+
 def rescored(location: Location, signals: Sequence[tuple[str, Reason]], ages: Ages) -> Confidence:
     """The location's confidence by the rule: its evidence, its own reasons and the provider's
-    ``signals`` (source, code) of the sources that list it. On the load's hot path: one pass,
-    no sets for the one source most locations have."""
+    ``signals`` (source, code) of the sources that list it."""
     known = location["confidence"]
     evidence = known["evidence"]
-    reasons: list[Reason]
-    if len(evidence) == 1:
+    first: Reason
+    if len(evidence) == 1:  # most locations: no set, no max
         only = evidence[0]
         sources: Collection[str] = (only["source"],)
         newest = only["asOf"]
         base = 3
-        unconfirmed = only["source"].startswith(PAYER_PREFIX)
-        reasons = ["address_unconfirmed" if unconfirmed else "single_source"]
+        first = (
+            "address_unconfirmed" if only["source"].startswith(PAYER_PREFIX) else "single_source"
+        )
     else:
         sources = {item["source"] for item in evidence}
         newest = max((item["asOf"] for item in evidence if item["asOf"]), default=None)
         if len(sources) > 1:
             recent = newest is not None and newest >= ages.recent_from
-            base, reasons = (5 if recent else 4), ["confirmed"]
+            base, first = (5 if recent else 4), "confirmed"
         else:
             base = 3
             unconfirmed = next(iter(sources)).startswith(PAYER_PREFIX)
-            reasons = ["address_unconfirmed" if unconfirmed else "single_source"]
-    if newest is not None and newest < ages.stale_before:
-        reasons.append("stale")
-    if not location["phoneNumbers"] or LISTED_WITHOUT_PHONE in known["reasons"]:
-        reasons.append("no_phone")
-    precision = location["geocodePrecision"]
-    if precision != "exact":
-        reasons.append("zip_only_geocode" if precision == "zip5" else "not_geocoded")
-    if is_po_box(location["address"]["line1"]):
-        reasons.append("po_box")
-    for source, code in signals:
-        if source in sources and code not in reasons:
-            reasons.append(code)
-    score = base - sum(PENALTIES[reason] for reason in reasons)
-    return {"score": max(1, min(5, score)), "evidence": evidence, "reasons": reasons}
+            first = "address_unconfirmed" if unconfirmed else "single_source"
+    facts: _Facts = (
+        base,
+        first,
+        newest is not None and newest < ages.stale_before,
+        not location["phoneNumbers"] or LISTED_WITHOUT_PHONE in known["reasons"],
+        location["geocodePrecision"],
+        is_po_box(location["address"]["line1"]),
+    )
+    ruled = _RULED.get(facts)
+    if ruled is None:
+        ruled = _RULED[facts] = _ruled(facts)
+    score, reasons = ruled
+    raised = [code for source, code in signals if source in sources and code not in reasons]
+    if raised:
+        raised = list(dict.fromkeys(raised))
+        score -= sum(PENALTIES[code] for code in raised)
+    return {"score": max(1, min(5, score)), "evidence": evidence, "reasons": [*reasons, *raised]}
 
 
 def signals_of(provider: Provider) -> list[tuple[str, Reason]]:
@@ -138,6 +161,6 @@ def signals_of(provider: Provider) -> list[tuple[str, Reason]]:
 
 def score_all(provider: Provider, locations: list[Location], ages: Ages) -> None:
     """Every location of the provider scored, in place."""
-    signals = signals_of(provider)
+    signals = signals_of(provider) if "dataQuality" in provider else ()
     for location in locations:
         location["confidence"] = rescored(location, signals, ages)

@@ -40,13 +40,16 @@ _AT_LEAST: Final = {
 def derived_fields(provider: Provider, locations: Sequence[Location]) -> DerivedFields:
     points: list[GeoPoint] = []
     confident: dict[str, list[GeoPoint]] = {}
+    best = 1
     for location in locations:
+        score = location["confidence"]["score"]
+        best = max(best, score)
         lat, lng = location["address"]["lat"], location["address"]["lng"]
         if lat is not None and lng is not None:
             point: GeoPoint = {"lat": lat, "lon": lng}
             points.append(point)
             # The same objects as ``points``': the stored source compresses their repeats.
-            for field in _AT_LEAST[location["confidence"]["score"]]:
+            for field in _AT_LEAST[score]:
                 confident.setdefault(field, []).append(point)
     codes: list[str] = []
     primary: list[str] = []
@@ -92,7 +95,7 @@ def derived_fields(provider: Provider, locations: Sequence[Location]) -> Derived
         "credentials": indexed(provider["credentials"]),
         "points": points,
         "confidentPoints": cast(ConfidentPoints, confident),
-        "bestConfidence": max((loc["confidence"]["score"] for loc in locations), default=1),
+        "bestConfidence": best,
         "roleCodes": role_codes(provider),
         "familyNames": family_terms(provider),
         "givenNames": given_terms(provider),

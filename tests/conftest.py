@@ -9,6 +9,8 @@ coverage rows and the distance, written here independently of the code under tes
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import dataclasses
 import os
 import secrets
 import uuid
@@ -31,6 +33,7 @@ from indexer.load.run import LoadOptions, LoadReport, SourceFiles, load
 from service.web.app import create_app
 from service.web.auth import mint_token
 from service.web.settings import ALL_SCOPES, Settings
+from tests.plan_net_rows import PLAN_NET_DIR, PLAN_NET_NAME
 from tests.source_rows import in_force, miles
 
 if TYPE_CHECKING:
@@ -115,19 +118,44 @@ def sample_sources() -> SourceFiles:
     return SourceFiles.discover(SAMPLE_DIR)
 
 
+@contextlib.asynccontextmanager
+async def read_only_load(
+    es: AsyncElasticsearch, sources: SourceFiles, stem: str
+) -> AsyncIterator[tuple[IndexNames, LoadReport]]:
+    """``sources`` loaded under a prefix of their own, write-blocked (a test that writes to them
+    fails instead of changing what others read), dropped afterwards."""
+    names = IndexNames(f"test-{stem}-{uuid.uuid4().hex[:8]}")
+    try:
+        report = await load(es, sources, LoadOptions(names=names))
+        assert report.accounted
+        indices = ",".join(names.versioned(kind, report.version) for kind in INDEX_KINDS)
+        await es.indices.put_settings(index=indices, settings={"index.blocks.write": True})
+        yield names, report
+    finally:
+        await _drop(es, names)
+
+
 @pytest.fixture(scope="session")
 async def loaded_sample(
     es: AsyncElasticsearch, sample_sources: SourceFiles
 ) -> AsyncIterator[tuple[IndexNames, LoadReport]]:
-    """The bundled sample loaded once under its own prefix, for read-only tests: its indices are
-    write-blocked, so a test that writes to them fails instead of changing what others read
-    (a test that writes takes ``sample_copy``)."""
-    names = IndexNames(f"test-sample-{uuid.uuid4().hex[:8]}")
-    report = await load(es, sample_sources, LoadOptions(names=names))
-    indices = ",".join(names.versioned(kind, report.version) for kind in INDEX_KINDS)
-    await es.indices.put_settings(index=indices, settings={"index.blocks.write": True})
-    yield names, report
-    await _drop(es, names)
+    """The bundled sample loaded once under its own prefix, for read-only tests (a test that
+    writes takes ``sample_copy``)."""
+    async with read_only_load(es, sample_sources, "sample") as loaded:
+        yield loaded
+
+
+@pytest.fixture(scope="session")
+async def plan_net_sample(
+    es: AsyncElasticsearch, sample_sources: SourceFiles
+) -> AsyncIterator[IndexNames]:
+    """The sample with the Plan-Net reference export (`provider-indexer load --source-dir
+    data/sample --plan-net data/sample/plannet --plan-net-name ri`), loaded once, read-only."""
+    sources = dataclasses.replace(
+        sample_sources, plan_net=PLAN_NET_DIR, plan_net_name=PLAN_NET_NAME
+    )
+    async with read_only_load(es, sources, "plan-net") as (names, _):
+        yield names
 
 
 @dataclass(frozen=True)
@@ -255,7 +283,7 @@ FHIR_TESTS = "tests/service/fhir/"
 class WholeModules(LoadFileScheduling):  # type: ignore[misc]  # pytest-xdist has no types
     """How ``-n N`` deals the tests out: a module at a time (its module-scoped loads happen once),
     and every FHIR test to the same worker (each worker that runs one loads the sample with its
-    Plan-Net export, ``fhir_loaded``: so only once)."""
+    Plan-Net export, ``plan_net_sample``: so only once)."""
 
     def _split_scope(self, nodeid: str) -> str:
         module = super()._split_scope(nodeid)

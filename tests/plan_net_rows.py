@@ -11,6 +11,7 @@ from typing import Any
 
 # The Plan-Net reference implementation's export, bundled with the sample (data/sample/README.md).
 PLAN_NET_DIR = Path(__file__).resolve().parents[1] / "data" / "sample" / "plannet"
+PLAN_NET_NAME = "ri"  # the name the tests load the reference export under
 NPI_SYSTEM = "http://hl7.org/fhir/sid/us-npi"
 NETWORK_EXTENSION = (
     "http://hl7.org/fhir/us/davinci-pdex-plan-net/StructureDefinition/network-reference"

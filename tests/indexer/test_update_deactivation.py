@@ -1,7 +1,8 @@
 """A weekly NPPES file that deactivates an NPI a payer's directory lists: the payer's listing
 stays, flagged ``npi_deactivated`` (its source the directory), every location of it lowered to
 1, the NPPES address gone, the directory's scorecard counting it; and what the update leaves
-equals a full load of the merged file with the same directory. The rows and the export are read here with csv and json."""
+equals a full load of the merged file with the same directory. The rows and the export are read
+here with csv and json."""
 
 from __future__ import annotations
 

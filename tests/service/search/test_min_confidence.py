@@ -9,8 +9,6 @@ side of it (Elasticsearch's rounding), so such providers are left out of exact c
 from __future__ import annotations
 
 import itertools
-import uuid
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,10 +16,8 @@ import pytest
 from elasticsearch import AsyncElasticsearch
 
 from core.documents import Json
-from core.index_contract import INDEX_KINDS, IndexNames
-from indexer.load.run import LoadOptions, SourceFiles, load
+from core.index_contract import IndexNames
 from tests.conftest import ApiClient
-from tests.plan_net_rows import PLAN_NET_DIR
 from tests.service.search.calls import search
 from tests.source_rows import miles
 
@@ -39,27 +35,10 @@ SAME_MILES = 0.01  # a distance told equals the one worked out here (rounding)
 PAGE = 20  # small pages, so that wide answers are read through several cursors
 
 
-@pytest.fixture(scope="module")
-async def plan_net_loaded(
-    es: AsyncElasticsearch, sample_sources: SourceFiles
-) -> AsyncIterator[IndexNames]:
-    """The sample with its Plan-Net export, read-only, for this module."""
-    names = IndexNames(f"test-minconf-{uuid.uuid4().hex[:8]}")
-    sources = SourceFiles(**{**sample_sources.__dict__, "plan_net": PLAN_NET_DIR})
-    try:
-        report = await load(es, sources, LoadOptions(names=names))
-        indices = ",".join(names.versioned(kind, report.version) for kind in INDEX_KINDS)
-        await es.indices.put_settings(index=indices, settings={"index.blocks.write": True})
-        yield names
-    finally:
-        await es.indices.delete(
-            index=f"{names.prefix}-*", ignore_unavailable=True, allow_no_indices=True
-        )
-
-
 @pytest.fixture
-def served_names(plan_net_loaded: IndexNames) -> IndexNames:
-    return plan_net_loaded
+def served_names(plan_net_sample: IndexNames) -> IndexNames:
+    """The sample with its Plan-Net export (tests/conftest.py), read-only."""
+    return plan_net_sample
 
 
 @dataclass(frozen=True)
@@ -70,10 +49,10 @@ class Stored:
 
 
 @pytest.fixture(scope="module")
-async def stored(es: AsyncElasticsearch, plan_net_loaded: IndexNames) -> list[Stored]:
+async def stored(es: AsyncElasticsearch, plan_net_sample: IndexNames) -> list[Stored]:
     """Every search document's provider key, gender and stored locations, read directly."""
     response = await es.search(
-        index=plan_net_loaded.alias("search"),
+        index=plan_net_sample.alias("search"),
         size=10_000,
         query={"match_all": {}},
         source_includes=["provider", "locations", "gender"],

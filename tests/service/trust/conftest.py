@@ -5,17 +5,17 @@ read-only, and served by the shared ``api`` fixture."""
 from __future__ import annotations
 
 import dataclasses
-import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 from elasticsearch import AsyncElasticsearch
 
-from core.index_contract import INDEX_KINDS, IndexNames
+from core.index_contract import IndexNames
 from indexer.generate.plan_net import generate_plan_net
 from indexer.generate.plan_net_faults import DEFAULT_RATES
-from indexer.load.run import LoadOptions, SourceFiles, load
+from indexer.load.run import SourceFiles
+from tests.conftest import read_only_load
 
 DIRECTORY = "faulty"
 
@@ -31,7 +31,6 @@ class TrustLoad:
 async def trust_loaded(
     es: AsyncElasticsearch, sample_sources: SourceFiles, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[TrustLoad]:
-    names = IndexNames(f"test-trust-{uuid.uuid4().hex[:8]}")
     folder = tmp_path_factory.mktemp("trust")
     export, truth = folder / DIRECTORY, folder / "truth.json"
     generate_plan_net(
@@ -44,16 +43,8 @@ async def trust_loaded(
         truth=truth,
     )
     sources = dataclasses.replace(sample_sources, plan_net=export, plan_net_name=DIRECTORY)
-    try:
-        report = await load(es, sources, LoadOptions(names=names))
-        assert report.accounted
-        indices = ",".join(names.versioned(kind, report.version) for kind in INDEX_KINDS)
-        await es.indices.put_settings(index=indices, settings={"index.blocks.write": True})
+    async with read_only_load(es, sources, "trust") as (names, _):
         yield TrustLoad(names, export, truth)
-    finally:
-        await es.indices.delete(
-            index=f"{names.prefix}-*", ignore_unavailable=True, allow_no_indices=True
-        )
 
 
 @pytest.fixture
