@@ -29,6 +29,8 @@ from xdist.scheduler import LoadFileScheduling
 from core.es_client import make_client
 from core.index_contract import INDEX_KINDS, IndexNames
 from devtools import es_launcher
+from indexer.generate.plan_net import generate_plan_net
+from indexer.generate.plan_net_faults import DEFAULT_RATES
 from indexer.load.run import LoadOptions, LoadReport, SourceFiles, load
 from service.web.app import create_app
 from service.web.auth import mint_token
@@ -156,6 +158,40 @@ async def plan_net_sample(
     )
     async with read_only_load(es, sources, "plan-net") as (names, _):
         yield names
+
+
+@dataclass(frozen=True)
+class FaultySample:
+    """The sample loaded with a generated Plan-Net export of it, known faults injected."""
+
+    names: IndexNames
+    export: Path
+    truth: Path  # the generator's truth file: every defect the export publishes
+
+
+FAULTY_DIRECTORY = "payer"  # the faulty export's directory name, as loaded and served
+
+
+@pytest.fixture(scope="session")
+async def faulty_sample(
+    es: AsyncElasticsearch, sample_sources: SourceFiles, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[FaultySample]:
+    """`generate-plan-net --faults default --plans ... --nucc ...` of the NPPES sample, with its
+    truth file beside it, loaded with the sample once per session, read-only."""
+    folder = tmp_path_factory.mktemp("faulty")
+    export, truth = folder / FAULTY_DIRECTORY, folder / "truth.json"
+    await asyncio.to_thread(
+        generate_plan_net,
+        sample_sources.nppes_file,
+        export,
+        plans=sample_sources.plans,
+        nucc=sample_sources.nucc,
+        faults=DEFAULT_RATES,
+        truth=truth,
+    )
+    sources = dataclasses.replace(sample_sources, plan_net=export, plan_net_name=FAULTY_DIRECTORY)
+    async with read_only_load(es, sources, "faulty") as (names, _):
+        yield FaultySample(names, export, truth)
 
 
 @dataclass(frozen=True)

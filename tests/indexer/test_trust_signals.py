@@ -6,6 +6,7 @@ code). The stored documents are read from Elasticsearch directly."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 from collections.abc import Iterator
@@ -22,9 +23,9 @@ from indexer.generate.nppes import generate_nppes
 from indexer.generate.plan_net import generate_plan_net
 from indexer.generate.plan_net_faults import DEFAULT_RATES
 from indexer.load.run import LoadOptions, SourceFiles, load
+from tests.conftest import FaultySample
 
 DIRECTORY = "faulty"
-SOURCE = f"plan-net:{DIRECTORY}"
 PROVIDER_CODES = ("npi_deactivated", "name_differs_from_nppes", "many_locations")
 MIN_RECALL, MAX_FALSE_POSITIVES = 0.95, 0.01
 
@@ -67,15 +68,19 @@ def _same_address(location: dict[str, Any], published: tuple[str, str]) -> bool:
     return (address["line1"], (address["zip"] or "")[:5]) == published
 
 
-async def _check(
+async def _generated_and_loaded(
     es: AsyncElasticsearch, names: IndexNames, sources: SourceFiles, tmp_path: Path
-) -> None:
+) -> tuple[Path, Path]:
     export, truth_file = tmp_path / DIRECTORY, tmp_path / "truth.json"
     assert sources.nppes is not None
     generate_plan_net(sources.nppes_file, export, seed=5, faults=DEFAULT_RATES, truth=truth_file)
-    truth = json.loads(truth_file.read_text())
     with_directory = dataclasses.replace(sources, plan_net=export, plan_net_name=DIRECTORY)
     await load(es, with_directory, LoadOptions(names=names, keep_versions=1))
+    return export, truth_file
+
+
+async def _check(es: AsyncElasticsearch, names: IndexNames, export: Path, truth_file: Path) -> None:
+    truth = json.loads(await asyncio.to_thread(truth_file.read_text))
     served = await _served(es, names)
     addresses = _location_addresses(export)
 
@@ -131,12 +136,12 @@ async def _check(
 
 
 async def test_the_faults_of_the_sample_are_flagged(
-    es: AsyncElasticsearch, index_names: IndexNames, sample_sources: SourceFiles, tmp_path: Path
+    es: AsyncElasticsearch, faulty_sample: FaultySample
 ) -> None:
-    await _check(es, index_names, sample_sources, tmp_path)
+    await _check(es, faulty_sample.names, faulty_sample.export, faulty_sample.truth)
 
 
-@pytest.mark.parametrize("providers", [20_000])
+@pytest.mark.parametrize("providers", [6_000])
 async def test_the_faults_of_a_larger_generated_file_are_flagged(
     es: AsyncElasticsearch,
     index_names: IndexNames,
@@ -146,4 +151,6 @@ async def test_the_faults_of_a_larger_generated_file_are_flagged(
 ) -> None:
     nppes = tmp_path / "npidata_pfile_generated.csv.gz"
     generate_nppes(sample_sources.nppes_file, nppes, providers, seed=2)
-    await _check(es, index_names, dataclasses.replace(sample_sources, nppes=nppes), tmp_path)
+    sources = dataclasses.replace(sample_sources, nppes=nppes)
+    export, truth = await _generated_and_loaded(es, index_names, sources, tmp_path)
+    await _check(es, index_names, export, truth)

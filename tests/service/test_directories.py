@@ -6,30 +6,24 @@ scope a 403, none a 401, Elasticsearch unavailable a 503."""
 
 from __future__ import annotations
 
-import asyncio
-import uuid
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
-from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import IndexNames
-from indexer.load.run import LoadOptions, SourceFiles, load
 from service.web.app import create_app
 from service.web.auth import mint_token
 from service.web.settings import Settings
-from tests.conftest import SAMPLE_TODAY, ApiClient, ClientFactory
+from tests.conftest import SAMPLE_TODAY, ApiClient, ClientFactory, FaultySample
 from tests.faulty_plan_net import (
     CHECKS,
     NAME,
     expected_counts,
     expected_freshness,
     expected_holds,
-    generate,
     read_export,
 )
 from tests.service.test_contract import Contract, contract_of
@@ -45,18 +39,11 @@ class Directory:
 
 
 @pytest.fixture(scope="module")
-async def directory(
-    es: AsyncElasticsearch, sample_sources: SourceFiles, tmp_path_factory: pytest.TempPathFactory
-) -> AsyncIterator[Directory]:
-    base = tmp_path_factory.mktemp("directories")
-    export, truth = base / NAME, base / "truth.json"
-    await asyncio.to_thread(generate, export, truth)
-    names = IndexNames(f"test-directories-{uuid.uuid4().hex[:8]}")
-    sources = SourceFiles(**{**sample_sources.__dict__, "plan_net": export})
-    await load(es, sources, LoadOptions(names=names, reject_file=base / "rejects.csv"))
-    counts = expected_counts(read_export(export), orjson.loads(truth.read_bytes()))
-    yield Directory(names, counts, export)
-    await es.indices.delete(index=f"{names.prefix}-*", ignore_unavailable=True)
+def directory(faulty_sample: FaultySample) -> Directory:
+    """The sample with its faulty export (tests/conftest.py), and what each check must find."""
+    export = faulty_sample.export
+    truth = orjson.loads(faulty_sample.truth.read_bytes())
+    return Directory(faulty_sample.names, expected_counts(read_export(export), truth), export)
 
 
 @pytest.fixture
