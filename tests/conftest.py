@@ -165,6 +165,7 @@ class FaultySample:
     """The sample loaded with a generated Plan-Net export of it, known faults injected."""
 
     names: IndexNames
+    report: LoadReport
     export: Path
     truth: Path  # the generator's truth file: every defect the export publishes
 
@@ -190,8 +191,8 @@ async def faulty_sample(
         truth=truth,
     )
     sources = dataclasses.replace(sample_sources, plan_net=export, plan_net_name=FAULTY_DIRECTORY)
-    async with read_only_load(es, sources, "faulty") as (names, _):
-        yield FaultySample(names, export, truth)
+    async with read_only_load(es, sources, "faulty") as (names, report):
+        yield FaultySample(names, report, export, truth)
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import uuid
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -19,11 +17,12 @@ import pytest
 from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import INDEX_KINDS, IndexNames
-from indexer.load.run import LoadOptions, LoadReport, SourceFiles, load
+from indexer.load.run import LoadReport
 from indexer.update.live_version import live_version
 from indexer.update.options import UpdateOptions
 from indexer.update.plan_net import update_plan_net
 from indexer.update.scorecards import refresh_scorecards
+from tests.conftest import FaultySample
 from tests.faulty_plan_net import (
     CHECKS,
     NAME,
@@ -32,7 +31,6 @@ from tests.faulty_plan_net import (
     expected_counts,
     expected_freshness,
     expected_holds,
-    generate,
     read_export,
     write_export,
 )
@@ -50,21 +48,11 @@ class Loaded:
 
 
 @pytest.fixture(scope="module")
-async def loaded(
-    es: AsyncElasticsearch, sample_sources: SourceFiles, tmp_path_factory: pytest.TempPathFactory
-) -> AsyncIterator[Loaded]:
-    """The sample and the faulty export loaded under a prefix of this module's, write-blocked
-    (a test that writes takes a ``copy_of`` it)."""
-    base = tmp_path_factory.mktemp("scorecards")
-    export, truth = base / NAME, base / "truth.json"
-    await asyncio.to_thread(generate, export, truth)
-    names = IndexNames(f"test-scorecards-{uuid.uuid4().hex[:8]}")
-    sources = SourceFiles(**{**sample_sources.__dict__, "plan_net": export})
-    report = await load(es, sources, LoadOptions(names=names, reject_file=base / "rejects.csv"))
-    indices = ",".join(names.versioned(kind, report.version) for kind in INDEX_KINDS)
-    await es.indices.put_settings(index=indices, settings={"index.blocks.write": True})
-    yield Loaded(names, report, export, orjson.loads(truth.read_bytes()))
-    await es.indices.delete(index=f"{names.prefix}-*", ignore_unavailable=True)
+def loaded(faulty_sample: FaultySample) -> Loaded:
+    """The sample and the faulty export, loaded once per session and write-blocked
+    (tests/conftest.py; a test that writes takes a ``copy_of`` it)."""
+    truth = orjson.loads(faulty_sample.truth.read_bytes())
+    return Loaded(faulty_sample.names, faulty_sample.report, faulty_sample.export, truth)
 
 
 async def copy_of(es: AsyncElasticsearch, loaded: Loaded, names: IndexNames) -> None:
