@@ -14,7 +14,7 @@ import orjson
 
 from core.confidence import Ages, score_all, unscored
 from core.documents import CoverageDoc, Json, Location, Provider
-from core.lookup_answers import stored_locations, stored_provider
+from core.lookup_answers import stored_flags, stored_locations, stored_provider
 from indexer.assembly import plan_net, plan_net_stored
 from indexer.assembly.documents import (
     ProviderDocuments,
@@ -45,8 +45,7 @@ def _base(lookup: Doc) -> tuple[Provider, list[Location], list[str]] | None:
 def _deactivated(lookup: Doc | None) -> bool:
     """Whether NPPES had deactivated the NPI of a provider only directories list, as its
     documents said (the NPPES file, and its weekly updates, decide it)."""
-    notes = stored_provider(cast(Any, lookup)).get("dataQuality", ()) if lookup else ()
-    return any(note["code"] == "npi_deactivated" for note in notes)
+    return lookup is not None and "npi_deactivated" in stored_flags(cast(Any, lookup))
 
 
 def _stored_base(lookup: Doc | None) -> str | None:
