@@ -22,6 +22,7 @@ SCORES = range(1, 6)
 RECENT_DAYS = 365  # 5 needs agreeing sources, the newest of them this recent
 STALE_DAYS = 1826  # five years: longer than Medicare's revalidation cycle, with no update at all
 PAYER_PREFIX = "plan-net:"  # a payer's directory (core.documents.SOURCES_DESCRIPTION)
+NPPES = "nppes"
 
 # What each reason takes off. Reasons worth 0 explain the score without lowering it.
 PENALTIES: Mapping[Reason, int] = {
@@ -98,6 +99,13 @@ _RULED: dict[_Facts, tuple[int, tuple[Reason, ...]]] = {}
 
 
 def _ruled(facts: _Facts) -> tuple[int, tuple[Reason, ...]]:
+    ruled = _RULED.get(facts)
+    if ruled is None:
+        ruled = _RULED[facts] = _rule(facts)
+    return ruled
+
+
+def _rule(facts: _Facts) -> tuple[int, tuple[Reason, ...]]:
     base, first, stale, no_phone, precision, po_box = facts
     reasons: list[Reason] = [first]
     if stale:
@@ -108,23 +116,68 @@ def _ruled(facts: _Facts) -> tuple[int, tuple[Reason, ...]]:
         reasons.append("zip_only_geocode" if precision == "zip5" else "not_geocoded")
     if po_box:
         reasons.append("po_box")
-    return base - sum(PENALTIES[reason] for reason in reasons), tuple(reasons)
+    return max(1, min(5, base - sum(PENALTIES[reason] for reason in reasons))), tuple(reasons)
 
 
 def rescored(location: Location, signals: Sequence[tuple[str, Reason]], ages: Ages) -> Confidence:
     """The location's confidence by the rule: its evidence, its own reasons and the provider's
     ``signals`` (source, code) of the sources that list it."""
     known = location["confidence"]
-    evidence = known["evidence"]
-    first: Reason
+    return _scored(known["evidence"], known["reasons"], location, signals, ages)
+
+
+def nppes_alone(location: Location, as_of: str | None) -> Confidence:
+    """What the rule gives the location when NPPES alone lists it, as of ``as_of`` (the
+    provider's last update), and neither its age nor a signal lowers it: most locations, whose
+    confidence a search document's source leaves out (core.search_fields.locations_source)."""
+    score, reasons = _ruled(_facts(*_NPPES_START, False, (), location))
+    evidence: list[Evidence] = [{"source": NPPES, "asOf": as_of}]
+    return {"score": score, "evidence": evidence, "reasons": list(reasons)}
+
+
+def is_nppes_alone(confidence: Confidence, location: Location, as_of: str | None) -> bool:
+    """Whether ``confidence`` is what ``nppes_alone`` gives the location (without making it:
+    this runs for every location a load writes)."""
+    evidence = confidence["evidence"]
+    if len(evidence) != 1 or evidence[0]["source"] != NPPES or evidence[0]["asOf"] != as_of:
+        return False
+    score, reasons = _ruled(_facts(*_NPPES_START, False, (), location))
+    return confidence["score"] == score and tuple(confidence["reasons"]) == reasons
+
+
+def _one_source(source: str) -> tuple[int, Reason]:
+    """The start of an address one source lists: a payer's alone is unconfirmed."""
+    return 3, "address_unconfirmed" if source.startswith(PAYER_PREFIX) else "single_source"
+
+
+_NPPES_START = _one_source(NPPES)
+
+
+def _facts(
+    base: int, first: Reason, stale: bool, carried: Collection[Reason], location: Location
+) -> _Facts:
+    return (
+        base,
+        first,
+        stale,
+        not location["phoneNumbers"] or LISTED_WITHOUT_PHONE in carried,
+        location["geocodePrecision"],
+        is_po_box(location["address"]["line1"]),
+    )
+
+
+def _scored(
+    evidence: list[Evidence],
+    carried: Collection[Reason],
+    location: Location,
+    signals: Sequence[tuple[str, Reason]],
+    ages: Ages,
+) -> Confidence:
     if len(evidence) == 1:  # most locations: no set, no max
         only = evidence[0]
         sources: Collection[str] = (only["source"],)
         newest = only["asOf"]
-        base = 3
-        first = (
-            "address_unconfirmed" if only["source"].startswith(PAYER_PREFIX) else "single_source"
-        )
+        base, first = _one_source(only["source"])
     else:
         sources = {item["source"] for item in evidence}
         newest = max((item["asOf"] for item in evidence if item["asOf"]), default=None)
@@ -132,26 +185,16 @@ def rescored(location: Location, signals: Sequence[tuple[str, Reason]], ages: Ag
             recent = newest is not None and newest >= ages.recent_from
             base, first = (5 if recent else 4), "confirmed"
         else:
-            base = 3
-            unconfirmed = next(iter(sources)).startswith(PAYER_PREFIX)
-            first = "address_unconfirmed" if unconfirmed else "single_source"
-    facts: _Facts = (
-        base,
-        first,
-        newest is not None and newest < ages.stale_before,
-        not location["phoneNumbers"] or LISTED_WITHOUT_PHONE in known["reasons"],
-        location["geocodePrecision"],
-        is_po_box(location["address"]["line1"]),
-    )
-    ruled = _RULED.get(facts)
-    if ruled is None:
-        ruled = _RULED[facts] = _ruled(facts)
-    score, reasons = ruled
-    raised = [code for source, code in signals if source in sources and code not in reasons]
-    if raised:
-        raised = list(dict.fromkeys(raised))
-        score -= sum(PENALTIES[code] for code in raised)
-    return {"score": max(1, min(5, score)), "evidence": evidence, "reasons": [*reasons, *raised]}
+            base, first = _one_source(next(iter(sources)))
+    stale = newest is not None and newest < ages.stale_before
+    score, reasons = _ruled(_facts(base, first, stale, carried, location))
+    if signals:
+        raised = [code for source, code in signals if source in sources and code not in reasons]
+        if raised:
+            raised = list(dict.fromkeys(raised))
+            score = max(1, score - sum(PENALTIES[code] for code in raised))
+            return {"score": score, "evidence": evidence, "reasons": [*reasons, *raised]}
+    return {"score": score, "evidence": evidence, "reasons": list(reasons)}
 
 
 def signals_of(provider: Provider) -> list[tuple[str, Reason]]:

@@ -263,6 +263,7 @@ class SearchDoc(DerivedFields):
     networks: Annotated[list[NetworkPeriod], Indexed.object(type="nested")]
     names: Annotated[list[str], _COPIED_TO_TYPOS]
     nameParts: Annotated[list[str], ix.WORDS_KEYWORD]  # core.fhir_terms.name_terms
+    # Each without the confidence NPPES alone gives it: core.search_fields.locations_of.
     locations: Annotated[list[Location], ix.UNPARSED]
     # Without its id when its NPI gives it: core.search_fields.provider_source, provider_of.
     provider: Annotated[Provider, ix.UNPARSED]

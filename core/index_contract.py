@@ -46,8 +46,9 @@ INDEX_KINDS: tuple[IndexKind, ...] = (
 # search document's provider without the id its NPI gives: core.search_fields.provider_source;
 # 16: nameParts without the whole names exactNames holds, which FHIR's name parameter reads;
 # 17: each location's confidence and the points at or above each score: core.confidence;
-# 18: the directories index, a scorecard per payer directory: core.scorecards).
-SCHEMA = 18
+# 18: the directories index, a scorecard per payer directory: core.scorecards; 19: a search
+# document's location without the confidence NPPES alone gives it: core.search_fields).
+SCHEMA = 19
 DEFAULT_PREFIX = "provider-directory"
 VERSION_FORMAT = "%Y%m%dt%H%M%S%f"  # when its load began (UTC): names sort by age
 

@@ -6,13 +6,16 @@ locations (``with_derived_fields``) and compares documents without them
 
 The stored provider leaves out the id its NPI gives (``provider_source``): 36 hexadecimal
 digits per provider that compress to nothing less, ~40 bytes of the search index per provider;
-every reader of a search document's provider takes it through ``provider_of``."""
+every reader of a search document's provider takes it through ``provider_of``. Its locations
+leave out the confidence the rule gives a location NPPES alone lists (``locations_source``):
+~36 bytes per provider; every reader of them takes them through ``locations_of``."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, cast
 
+from core.confidence import is_nppes_alone, nppes_alone
 from core.documents import ConfidentPoints, DerivedFields, GeoPoint, Location, Provider
 from core.fhir_terms import (
     family_terms,
@@ -22,6 +25,7 @@ from core.fhir_terms import (
     role_codes,
     unique,
 )
+from core.index_contract import SEARCH_FIELDS as F
 from core.npi import provider_id
 from core.provider_names import provider_name
 from core.text import indexed_form
@@ -39,16 +43,23 @@ _AT_LEAST: Final = {
 
 def derived_fields(provider: Provider, locations: Sequence[Location]) -> DerivedFields:
     points: list[GeoPoint] = []
-    confident: dict[str, list[GeoPoint]] = {}
-    best = 1
+    scores: list[int] = []
     for location in locations:
         score = location["confidence"]["score"]
-        best = max(best, score)
+        scores.append(score)
         lat, lng = location["address"]["lat"], location["address"]["lng"]
         if lat is not None and lng is not None:
-            point: GeoPoint = {"lat": lat, "lon": lng}
-            points.append(point)
-            # The same objects as ``points``': the stored source compresses their repeats.
+            points.append({"lat": lat, "lon": lng})
+        else:
+            scores[-1] = -score  # not a point of any field
+    # The same objects as ``points``': the stored source compresses their repeats.
+    confident: dict[str, list[GeoPoint]]
+    if len(set(scores)) == 1 and scores[0] > 0:  # most providers: every point in one score
+        confident = {field: points for field in _AT_LEAST[scores[0]]}
+    else:
+        confident = {}
+        placed = (score for score in scores if score > 0)
+        for score, point in zip(placed, points, strict=True):
             for field in _AT_LEAST[score]:
                 confident.setdefault(field, []).append(point)
     codes: list[str] = []
@@ -95,7 +106,7 @@ def derived_fields(provider: Provider, locations: Sequence[Location]) -> Derived
         "credentials": indexed(provider["credentials"]),
         "points": points,
         "confidentPoints": cast(ConfidentPoints, confident),
-        "bestConfidence": best,
+        "bestConfidence": max((abs(score) for score in scores), default=1),
         "roleCodes": role_codes(provider),
         "familyNames": family_terms(provider),
         "givenNames": given_terms(provider),
@@ -109,7 +120,12 @@ def derived_fields(provider: Provider, locations: Sequence[Location]) -> Derived
 
 def with_derived_fields(stored: dict[str, Any]) -> dict[str, Any]:
     """A search document read back from its stored source, whole again."""
-    return {**stored, **derived_fields(stored["provider"], stored["locations"])}
+    provider, locations = stored["provider"], locations_of(stored)
+    return {
+        **stored,
+        **derived_fields(provider, locations),
+        "locations": locations_source(provider, locations),
+    }
 
 
 def without_derived_fields(doc: dict[str, Any]) -> dict[str, Any]:
@@ -132,3 +148,32 @@ def provider_of(source: Mapping[str, Any]) -> Provider:
     if "id" in stored:
         return cast(Provider, stored)
     return cast(Provider, {"id": provider_id(stored["npis"][0]), **stored})
+
+
+# What a reader of a search document's locations alone asks its source for (``locations_of``).
+LOCATIONS_SOURCE: Final = (F.locations, f"{F.provider}.lastUpdated")
+
+
+def locations_source(provider: Provider, locations: Sequence[Location]) -> list[Location]:
+    """The locations as a search document stores them: each without its confidence when it is
+    the one NPPES alone gives it on the provider's last update (core.confidence.nppes_alone)."""
+    as_of = provider["lastUpdated"]
+    stored: list[Location] = []
+    for location in locations:
+        if is_nppes_alone(location["confidence"], location, as_of):
+            location = cast(Location, dict(location))
+            del location["confidence"]  # type: ignore[misc]
+        stored.append(location)
+    return stored
+
+
+def locations_of(source: Mapping[str, Any]) -> list[Location]:
+    """The locations of a search document's stored source, each with its confidence (its
+    provider's ``lastUpdated`` read with them)."""
+    as_of = source["provider"]["lastUpdated"]
+    return [
+        location
+        if "confidence" in location
+        else cast(Location, {**location, "confidence": nppes_alone(location, as_of)})
+        for location in source["locations"]
+    ]

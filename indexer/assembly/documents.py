@@ -32,7 +32,7 @@ from core.lookup_answers import lookup_document
 from core.network import PeriodKey, period_key, periods_of
 from core.npi import provider_id, provider_key
 from core.primary_care import is_pcp_eligible
-from core.search_fields import derived_fields, provider_source
+from core.search_fields import derived_fields, locations_source, provider_source
 from indexer.assembly import plan_net, plan_net_stored
 from indexer.assembly.locations import all_locations
 from indexer.assembly.plan_net import Overlay
@@ -181,7 +181,7 @@ def search_document(
             # The whole names are indexed once, in exactNames, which FHIR's name reads too.
             "nameParts": name_terms(provider, other_names, derived["exactNames"]),
             **derived,
-            "locations": locations,
+            "locations": locations_source(provider, locations),
             "provider": provider_source(provider),
         },
     )

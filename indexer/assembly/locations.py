@@ -9,7 +9,7 @@ import re
 from collections.abc import Sequence
 
 from core.addresses import address_key
-from core.confidence import add_evidence, evidence_of
+from core.confidence import NPPES, add_evidence, evidence_of
 from core.documents import Address, GroupAffiliation, HospitalAffiliation, Location
 from core.geo import lookup_zip
 from core.npi import location_id
@@ -91,7 +91,7 @@ def practice_location(record: NppesRecord, pcp_eligible: bool) -> Location:
         [record.phone] if record.phone else [],
         [record.fax] if record.fax else [],
         pcp_eligible,
-        "nppes",
+        NPPES,
         record.last_update.isoformat() if record.last_update else None,
     )
 

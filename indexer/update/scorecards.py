@@ -16,7 +16,7 @@ from core.changes import now
 from core.index_contract import SEARCH_FIELDS as F
 from core.index_contract import IndexKind
 from core.scorecards import DirectoryDoc
-from core.search_fields import provider_of
+from core.search_fields import locations_of, provider_of
 from indexer.assembly.scorecard import ListingTally, facts_of, scorecard
 
 
@@ -66,7 +66,7 @@ async def refresh_scorecards(
         tally = ListingTally(source)
         query = {"query": {"term": {F.sources: source}}, "_source": [F.provider, F.locations]}
         async for hit in async_scan(es, index=indices["search"], query=query, size=2000):
-            tally.add(provider_of(hit["_source"]), hit["_source"][F.locations])
+            tally.add(provider_of(hit["_source"]), locations_of(hit["_source"]))
         card = scorecard(stored["name"], facts_of(stored), tally, at or now(), stored)
         if await write_scorecard(es, directories, card, stored):
             written.append(card)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import cast
 
 from core.documents import Json, Location
-from core.search_fields import provider_of
+from core.search_fields import locations_of, provider_of
 from service.search.cursor import encode_cursor
 from service.search.facets import facets
 from service.search.places import ResolvedPlace
@@ -47,7 +47,7 @@ def provider_results(
     results: list[SearchResult] = []
     for hit in hits:
         source = hit["_source"]
-        locations: list[Location] = source.get("locations", [])
+        locations = locations_of(source)
         shown = (
             in_radius_locations(locations, place, radius_miles, min_confidence)
             if place is not None

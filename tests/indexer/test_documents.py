@@ -10,7 +10,7 @@ import pytest
 
 from core.confidence import Ages
 from core.npi import ID_NAMESPACE, listed_id, location_id, provider_id
-from core.search_fields import provider_of, provider_source
+from core.search_fields import locations_of, provider_of, provider_source
 from indexer.assembly.documents import build_documents, normalize_credentials
 from indexer.assembly.locations import format_zip
 from indexer.load.run import SourceFiles
@@ -89,6 +89,14 @@ def test_every_sample_row_maps_field_by_field(sample_sources: SourceFiles) -> No
         # The search source leaves out the id the NPI gives; its readers put it back.
         assert "id" not in search["provider"]
         assert provider_of(search) == provider
+        # It leaves out the confidence of a location NPPES alone lists, as of the provider's
+        # last update and not stale (no signal lowers an NPPES-only provider); readers put it
+        # back.
+        confidence = location["confidence"]
+        alone = [{"source": "nppes", "asOf": provider["lastUpdated"]}]
+        plain = confidence["evidence"] == alone and "stale" not in confidence["reasons"]
+        assert ("confidence" not in search["locations"][0]) == plain
+        assert locations_of(search) == [location]
         assert provider["entityType"] == ("individual" if individual else "organization")
         assert provider["lastName"] == _or_none(row["Provider Last Name (Legal Name)"])
         assert provider["firstName"] == _or_none(row["Provider First Name"])

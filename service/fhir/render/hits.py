@@ -8,6 +8,7 @@ from datetime import date
 from core.documents import Json, Location
 from core.lookup_answers import answer_order
 from core.network import keys_in_force
+from core.search_fields import locations_of
 from service.fhir.render.elements import ListedProvider, listed
 
 
@@ -22,6 +23,6 @@ def hit_of(hit: Json, today: date) -> Hit:
     source = hit["_source"]
     return Hit(
         listed(source),
-        sorted(source["locations"], key=answer_order),
+        sorted(locations_of(source), key=answer_order),
         keys_in_force(source.get("networks", []), today),
     )

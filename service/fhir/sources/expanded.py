@@ -16,6 +16,7 @@ from core.documents import Json, Location
 from core.index_contract import SEARCH_FIELDS as F
 from core.index_contract import IndexNames
 from core.network import keys_in_force, role_id
+from core.search_fields import LOCATIONS_SOURCE, locations_of
 from service.fhir.models import Resource, ResourceType, Search
 from service.fhir.render.bundle import Page
 from service.fhir.render.hits import Hit, hit_of
@@ -62,7 +63,7 @@ class SiteExpansion:
         ]
 
     def counted(self, search: Search, source: Json, today: date) -> int:
-        return sum(1 for place in source["locations"] if location_matches(search, place))
+        return sum(1 for place in locations_of(source) if location_matches(search, place))
 
 
 def _asked_for(search: Search, role: str) -> bool:
@@ -145,7 +146,7 @@ async def expanded_total(
     total, after = 0, None
     for _ in range(MAX_COUNTED_HITS // COUNT_PAGE):
         body = build_query(search, COUNT_PAGE, after, today) | {
-            "_source": [F.locations, F.networks, F.npi]
+            "_source": [*LOCATIONS_SOURCE, F.networks, F.npi]
         }
         hits = (await search_index.search(es, names, body))["hits"]["hits"]
         total += sum(expansion.counted(search, raw["_source"], today) for raw in hits)

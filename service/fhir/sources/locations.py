@@ -38,6 +38,7 @@ from collections.abc import Sequence
 
 from core.index_contract import SEARCH_FIELDS as F
 from core.plan_resources import county_location_id
+from core.search_fields import locations_of
 from service.fhir.models import Resource, ResourceType, Search
 from service.fhir.render.bundle import Page
 from service.fhir.render.elements import listed
@@ -95,7 +96,7 @@ async def _practice_site(reading: Reading, resource_id: str) -> Resource | None:
         "_source": list(RESOURCE_SOURCE),
     }
     for hit in (await search_index.search(reading.es, reading.names, body))["hits"]["hits"]:
-        for place in hit["_source"]["locations"]:
+        for place in locations_of(hit["_source"]):
             if place["id"] == resource_id:
                 return location(listed(hit["_source"]), place)
     return None

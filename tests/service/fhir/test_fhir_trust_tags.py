@@ -20,6 +20,7 @@ from elasticsearch.helpers import async_scan
 from yarl import URL
 
 from core.index_contract import IndexNames
+from core.lookup_answers import stored_locations, stored_provider
 from core.quality import MEANINGS
 from tests.conftest import SAMPLE_DIR, ApiClient
 from tests.plan_net_rows import npi_of, resources
@@ -38,21 +39,21 @@ _exported: dict[str, dict[tuple[str, str], Json]] = {}
 
 
 class Stored:
-    """The search documents of a prefix: each location's confidence and provider, each
-    provider's data-quality codes (in the order stored)."""
+    """The lookup documents of a prefix (which store each location whole): each location's
+    confidence and provider, each provider's data-quality codes (in the order stored)."""
 
-    def __init__(self, documents: Iterable[Json]) -> None:
+    def __init__(self, documents: Iterable[tuple[str, Json]]) -> None:
         self.confidence: dict[str, Json] = {}
         self.owner: dict[str, str] = {}
         self.codes: dict[str, list[str]] = {}
         self.places: dict[str, list[str]] = {}
-        for source in documents:
-            key = source["npi"]
-            self.codes[key] = [n["code"] for n in source["provider"].get("dataQuality", [])]
-            self.places[key] = [place["id"] for place in source["locations"]]
-            for place in source["locations"]:
+        for key, doc in documents:
+            provider, locations = stored_provider(doc), stored_locations(doc)  # type: ignore[arg-type]
+            self.codes[key] = [n["code"] for n in provider.get("dataQuality", [])]
+            self.places[key] = [place["id"] for place in locations]
+            for place in locations:
                 assert place["id"] not in self.owner, place["id"]
-                self.confidence[place["id"]] = place["confidence"]
+                self.confidence[place["id"]] = dict(place["confidence"])
                 self.owner[place["id"]] = key
 
     def location_tags(self, location_id: str) -> list[Tag]:
@@ -78,8 +79,8 @@ def tags_of(resource: Json) -> list[Tag]:
 async def stored(es: AsyncElasticsearch, served_names: IndexNames) -> Stored:
     if served_names.prefix not in _stored:
         every: Json = {"query": {"match_all": {}}}
-        scan = async_scan(es, index=served_names.alias("search"), query=every)
-        _stored[served_names.prefix] = Stored([hit["_source"] async for hit in scan])
+        scan = async_scan(es, index=served_names.alias("providers"), query=every)
+        _stored[served_names.prefix] = Stored([(hit["_id"], hit["_source"]) async for hit in scan])
     return _stored[served_names.prefix]
 
 
