@@ -194,6 +194,10 @@ _COPIED_TO_TYPOS = ix.NAME_TEXT.but(copy_to="typoTolerant")
 
 
 _POINTS = Indexed(type="geo_point")
+# Doc values only: a radius on them is checked on the providers ``points``' index finds inside
+# it (service.search_kit.geo), which costs a search next to nothing and saves the load an index
+# of each (most providers' points are the same in two of them).
+_POINTS_CHECKED = _POINTS.but(index=False)
 
 
 class ConfidentPoints(TypedDict, total=False):
@@ -201,10 +205,10 @@ class ConfidentPoints(TypedDict, total=False):
     ``minConfidence``: each a field of its own, so the radius, the distance sort and the facets
     of a search read one field whatever the score asked (1: ``points``)."""
 
-    atLeast2: Annotated[list[GeoPoint], _POINTS]
-    atLeast3: Annotated[list[GeoPoint], _POINTS]
-    atLeast4: Annotated[list[GeoPoint], _POINTS]
-    atLeast5: Annotated[list[GeoPoint], _POINTS]
+    atLeast2: Annotated[list[GeoPoint], _POINTS_CHECKED]
+    atLeast3: Annotated[list[GeoPoint], _POINTS_CHECKED]
+    atLeast4: Annotated[list[GeoPoint], _POINTS_CHECKED]
+    atLeast5: Annotated[list[GeoPoint], _POINTS_CHECKED]
 
 
 class DerivedFields(TypedDict):

@@ -85,6 +85,15 @@ def postal_terms(zip_code: str | None) -> list[str]:
     """A ZIP+4 is found by its five digits as well."""
     if not zip_code:
         return []
+    # Nearly every one is a US ZIP as the indexer writes it, "12345" or "12345-6789", whose
+    # normalised words are plain to see: made here, not by normalize (five times the cost,
+    # and its cache would hold ZIP+4s, nearly all distinct, instead of the names that repeat).
+    if zip_code.isascii():
+        if len(zip_code) == 5 and zip_code.isdigit():
+            return [zip_code]
+        first, dash, last = zip_code[:5], zip_code[5:6], zip_code[6:]
+        if dash == "-" and len(last) == 4 and first.isdigit() and last.isdigit():
+            return [f"{first} {last}", first]
     return searchable([zip_code, zip_code[:5]])
 
 

@@ -28,7 +28,9 @@ def lookup_document(provider: Provider, locations: list[Location]) -> LookupDoc:
     the others by id), and the date the update compares rows with."""
     return {
         "provider": orjson.dumps(provider).decode(),
-        "locations": orjson.dumps(sorted(locations, key=answer_order)).decode(),
+        "locations": orjson.dumps(
+            sorted(locations, key=answer_order) if len(locations) > 1 else locations
+        ).decode(),
         "lastUpdated": provider["lastUpdated"],
     }
 

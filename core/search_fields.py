@@ -138,7 +138,9 @@ def provider_source(provider: Provider) -> Provider:
     it (core.npi.provider_id), as it does for every NPPES provider."""
     npis = provider["npis"]
     if npis and provider["id"] == provider_id(npis[0]):
-        return cast(Provider, {key: value for key, value in provider.items() if key != "id"})
+        stored = dict(provider)
+        del stored["id"]
+        return cast(Provider, stored)
     return provider
 
 

@@ -35,9 +35,14 @@ def counts(location: Location, min_confidence: int) -> bool:
 
 
 def radius_filter(lat: float, lng: float, miles: float, min_confidence: int = 1) -> Json:
-    """Providers with a location (that counts) inside the radius."""
+    """Providers with a location (that counts) inside the radius. The points of a score hold
+    doc values alone (core.documents.ConfidentPoints): the providers with any point inside,
+    found by ``points``' index, are checked on them."""
     field = points_field(min_confidence)
-    return {"geo_distance": {"distance": f"{miles}mi", field: point(lat, lng)}}
+    inside = {"geo_distance": {"distance": f"{miles}mi", field: point(lat, lng)}}
+    if field == F.points:
+        return inside
+    return {"bool": {"filter": [radius_filter(lat, lng, miles), inside]}}
 
 
 def distance_sort(lat: float, lng: float, min_confidence: int = 1) -> Json:
