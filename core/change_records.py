@@ -14,28 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypedDict, get_args
+from typing import Any, Literal
 
+from core.change_log import Change, ChangeKind
 from core.documents import CoverageDoc, Location, NetworkPeriod, Provider
+from core.index_contract import SEARCH_FIELDS
 from core.provider_names import provider_name
+from core.search_fields import locations_of, provider_of
 
-ChangeKind = Literal[
-    "network_joined",
-    "network_left",
-    "location_added",
-    "location_removed",
-    "location_changed",
-    "deactivated",
-    "reactivated",
-    "name_changed",
-    "specialty_changed",
-    "accepting_new_patients_changed",
-    "plan_added",
-    "plan_removed",
-    "plan_changed",
-    "flag_raised",
-]
-CHANGE_KINDS: tuple[ChangeKind, ...] = get_args(ChangeKind)
 DEACTIVATED_FLAG = "npi_deactivated"  # core.quality: a payer lists an NPI NPPES deactivated
 # What a plan's member pays and gets: a change of any of them is ``plan_changed``.
 PLAN_TERMS = (
@@ -46,18 +32,6 @@ PLAN_TERMS = (
     "starRating",
     "serviceArea",
 )
-
-
-class Change(TypedDict):
-    """One change, before the feed gives it its place (core.change_log adds ``id`` and ``at``)."""
-
-    kind: ChangeKind
-    npi: str | None  # the provider's key (its NPI, else its id); None: a plan's change
-    bidId: str | None  # the plan's key (core.plans.plan_key): a bid id or a payer's plan
-    contractYear: int | None
-    before: Any
-    after: Any
-    source: str  # the file or directory the job read (core.documents.SOURCES_DESCRIPTION)
 
 
 @dataclass(frozen=True)
@@ -71,6 +45,15 @@ class Listing:
     @property
     def flags(self) -> list[str]:
         return list(dict.fromkeys(note["code"] for note in self.provider.get("dataQuality", ())))
+
+
+def listed(search: Mapping[str, Any] | None) -> Listing | None:
+    """A provider as its search document (a stored source, or one being written) serves it."""
+    if search is None:
+        return None
+    return Listing(
+        provider_of(search), locations_of(search), search.get(SEARCH_FIELDS.networks, [])
+    )
 
 
 Event = Literal["deactivated", "reactivated"]

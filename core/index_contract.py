@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from core.change_log import ChangeDoc
 from core.documents import (
     CoverageDoc,
     LookupDoc,
@@ -79,6 +80,10 @@ class IndexNames:
         """The one-document index of the last finished load or update (core.publication)."""
         return f"{self.prefix}-publication"
 
+    def changes(self) -> str:
+        """The change feed (core.change_log): not versioned, it outlives every load."""
+        return f"{self.prefix}-changes"
+
 
 def version_started(version: str) -> datetime:
     return datetime.strptime(version, VERSION_FORMAT).replace(tzinfo=UTC)
@@ -116,6 +121,8 @@ REMOVAL_FIELDS = FieldNames("removals", Removal)
 LOOKUP_FIELDS = FieldNames("providers", LookupDoc, indexed=False)
 # A scorecard per loaded payer directory (core.scorecards), listed by name.
 DIRECTORY_FIELDS = FieldNames("directories", DirectoryDoc)
+# The change feed (core.change_log), outside the versions: ``IndexNames.changes``.
+CHANGE_FIELDS = FieldNames("changes", ChangeDoc)
 NETWORK_FIELDS = SEARCH_FIELDS.inside(SEARCH_FIELDS.networks)  # networks.key, networks.period
 STAR_FIELDS = PLAN_FIELDS.inside(PLAN_FIELDS.starRating)  # starRating.overall
 DECLARED: dict[IndexKind, FieldNames] = {

@@ -67,6 +67,7 @@ NAME_TEXT = TEXT.but(norms=False)
 # Kept whole in the source, never parsed: what an answer is read back from.
 UNPARSED = Indexed(type="object", enabled=False)
 INTEGER = Indexed(type="integer")
+LONG = Indexed(type="long")
 FLOAT = Indexed(type="float")
 BOOLEAN = Indexed(type="boolean")
 DATE = Indexed(type="date")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pydantic import Field
 from pydantic_settings import SettingsConfigDict
 
+from core.change_log import DEFAULT_RETENTION_DAYS
 from core.es_settings import ElasticsearchAccess
 from core.index_contract import DEFAULT_PREFIX
 
@@ -19,3 +20,5 @@ class IndexerSettings(ElasticsearchAccess):
     shards: int = Field(default=1, ge=1)
     replicas: int = Field(default=0, ge=0)
     replica_wait_s: float = Field(default=900.0, ge=0)
+    # How long the change feed keeps a record (indexer.change_log).
+    changes_retention_days: int = Field(default=DEFAULT_RETENTION_DAYS, ge=1)

@@ -98,3 +98,17 @@ class DirectoryNotFound(NotFoundInput):
         super().__init__(
             "name", f"no payer directory {name!r} is loaded", code="directory_not_found"
         )
+
+
+class ChangesGone(InvalidInput):
+    """A change feed cursor from before the oldest change kept (the retention removed what
+    followed it): answered 410."""
+
+    def __init__(self, after: int, pruned: int) -> None:
+        super().__init__(
+            "since",
+            "the changes after this cursor are older than the feed keeps (PD_CHANGES_RETENTION"
+            "_DAYS): read the providers you follow again, then follow the feed without `since`",
+            code="cursor_too_old",
+        )
+        self.after, self.pruned = after, pruned

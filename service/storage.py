@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, cast
 
 from elasticsearch import (
     ApiError,
@@ -22,6 +22,7 @@ from elasticsearch import (
 from core.documents import Json
 from core.es_client import OVERLOADED_STATUSES, whole_request_retries
 from core.index_contract import IndexNames
+from core.publication import PUBLICATION_ID, Publication
 from service.errors import BackendUnavailable, IndexNotLoaded
 
 # Elasticsearch answers 200 with some shards missing when every copy of a shard failed (a node
@@ -137,3 +138,12 @@ async def served_health(es: AsyncElasticsearch, names: IndexNames) -> IndexHealt
         raise BackendUnavailable("Elasticsearch answered with an error") from error
     status: IndexHealth = response["status"]
     return status
+
+
+async def publication(es: AsyncElasticsearch, names: IndexNames) -> Publication | None:
+    """The record of the last finished load or update (core.publication), if one has."""
+    with elasticsearch_errors(names.publication()):
+        response = await es.options(ignore_status=404).get(
+            index=names.publication(), id=PUBLICATION_ID
+        )
+    return cast(Publication, response["_source"]) if response.get("found") else None

@@ -125,6 +125,7 @@ async def _update(es: Any, names: IndexNames, args: argparse.Namespace) -> int:
         reject_file=args.reject_file,
         batch_rows=args.batch_rows,
         max_bulk_errors=args.max_bulk_errors,
+        changes_retention_days=args.changes_retention_days,
     )
     if args.nppes:
         report = await update_nppes(es, args.nppes, options)

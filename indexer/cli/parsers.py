@@ -98,7 +98,7 @@ def _report_flags(parser: argparse.ArgumentParser, reject_help: str) -> None:
     parser.add_argument("--report-json", type=Path, help="also write the report as JSON here")
 
 
-def _update_parser(parser: argparse.ArgumentParser) -> None:
+def _update_parser(parser: argparse.ArgumentParser, settings: IndexerSettings) -> None:
     change = parser.add_mutually_exclusive_group(required=True)
     change.add_argument(
         "--nppes", type=Path, help="an NPPES incremental (weekly) file: same format as the full one"
@@ -132,6 +132,12 @@ def _update_parser(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--max-bulk-errors", type=int, default=UpdateOptions.max_bulk_errors)
     parser.add_argument("--batch-rows", type=int, default=UpdateOptions.batch_rows)
+    parser.add_argument(
+        "--changes-retention-days",
+        type=int,
+        default=settings.changes_retention_days,
+        help="how long the change feed keeps a record (default: PD_CHANGES_RETENTION_DAYS)",
+    )
     _report_flags(parser, "CSV of rejected rows (default rejects/update-<kind>-...csv)")
 
 
@@ -252,7 +258,8 @@ def parser(settings: IndexerSettings) -> argparse.ArgumentParser:
         commands.add_parser("load", help="load the sources into a new version, swap"), settings
     )
     _update_parser(
-        commands.add_parser("update", help="apply an NPPES weekly file or coverage changes")
+        commands.add_parser("update", help="apply an NPPES weekly file or coverage changes"),
+        settings,
     )
     commands.add_parser(
         "status",

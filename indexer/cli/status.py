@@ -10,6 +10,7 @@ from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import INDEX_KINDS, IndexNames
 from indexer import versions
+from indexer.change_log import published_marks
 from indexer.lock import current_lock, job_lock
 from indexer.publication import publish
 from indexer.update.live_version import LiveVersion, live_version, refresh_paused, resume_refresh
@@ -58,6 +59,12 @@ async def status_lines(es: AsyncElasticsearch, names: IndexNames) -> tuple[list[
                 "refresh paused     an update did not finish: readers see the data as it was"
                 " before it; run that update again"
             )
+    through, pruned = await published_marks(es, names)
+    lines.append(
+        f"change feed        records {pruned + 1:,} to {through:,}"
+        if through > pruned
+        else "change feed        empty (no update has recorded a change)"
+    )
     lock = await current_lock(es, names)
     lines.append(f"running job        {lock.describe() if lock else 'none'}")
     return lines, all(state.index is not None for state in states)

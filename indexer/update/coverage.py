@@ -18,15 +18,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
+from core.change_records import accepting_changes, listed, provider_changes
 from core.changes import CHANGED_AT, SearchPair, resources_gone
 from core.documents import CoverageDoc
 from core.index_contract import SEARCH_FIELDS
 from core.network import periods_of
 from core.search_fields import with_derived_fields
+from indexer.change_log import ChangeLog
 from indexer.sources.coverage import CoverageDelete, CoverageRow, read_coverage
 from indexer.update import indexed as current
 from indexer.update.live_version import LiveVersion, visible_together
@@ -43,7 +45,10 @@ Item = CoverageRow | CoverageDelete
 
 
 class _Applier:
-    def __init__(self, live: LiveVersion, report: UpdateReport, errors: BulkErrors) -> None:
+    def __init__(
+        self, live: LiveVersion, report: UpdateReport, errors: BulkErrors, changes: ChangeLog
+    ) -> None:
+        self._changes = changes
         self._index = live.indices["coverage"]
         self._search = live.indices["search"]
         self._removals = live.indices["removals"]
@@ -59,6 +64,7 @@ class _Applier:
         indexed = await current.documents(es, self._index, [item.doc_id for item in accepted])
         outcomes = self._report.outcomes
         planned: list[tuple[Action, str, CoverageRow | CoverageDelete]] = []
+        kept: dict[str, CoverageDoc] = {}  # the rows rewritten, as they were
         for item in accepted:
             old = indexed.get(item.doc_id)
             origin = Origin(self._report.file, item.row_number, _npi(item))
@@ -73,9 +79,12 @@ class _Applier:
                 outcomes["unchanged"] += 1
                 continue
             written = index_action(self._index, item.doc_id, source, origin)
+            if old is not None:
+                kept[item.doc_id] = cast(CoverageDoc, old)
             planned.append((written, "added" if old is None else "changed", item))
         result = await bulk_index(es, [action for action, _, _ in planned])
         failed = {failure.doc_id: failure for failure in result.failed}
+        rewritten: dict[str, CoverageDoc] = {}
         for (_, _, origin), outcome, item in planned:
             failure = failed.get(item.doc_id)
             if failure is not None:
@@ -85,7 +94,10 @@ class _Applier:
             doc = item.doc if isinstance(item, CoverageRow) else None
             if doc is not None:
                 self.plans.add((doc["contractYear"], doc["bidId"]))
+                rewritten[item.doc_id] = doc
             self.written[origin.npi][item.doc_id] = doc
+        told = accepting_changes(kept, rewritten, self._report.file)
+        await self._changes.record(told, self._report.changed_at)
 
     async def rewrite_networks(self, es: Any, batch: int) -> None:
         """The search documents of the providers named, with the networks they are in now."""
@@ -94,6 +106,7 @@ class _Applier:
             searched = await current.documents(es, self._search, npis)
             actions: list[Action] = []
             rewritten: list[SearchPair] = []
+            npis_rewritten: list[str] = []
             for npi in npis:
                 if npi not in searched:
                     continue  # coverage of an NPI without a provider (as in a load)
@@ -110,6 +123,7 @@ class _Applier:
                     origin = Origin(self._report.file, 0, npi)
                     actions.append(index_action(self._search, npi, body, origin))
                     rewritten.append((stored, {**stored, **changed}))
+                    npis_rewritten.append(npi)
             result = await bulk_index(es, actions)
             if result.failed:
                 raise UpdateError(
@@ -117,6 +131,12 @@ class _Applier:
                     f" in search were not ({result.failed[0].reason}); run the update again"
                 )
             self._report.search_rewritten += len(actions)
+            told = [
+                change
+                for npi, (old, new) in zip(npis_rewritten, rewritten, strict=True)
+                for change in provider_changes(npi, listed(old), listed(new), self._report.file)
+            ]
+            await self._changes.record(told, self._report.changed_at)
             # A role in a network it left, its one role once in one, an affiliation: gone.
             removed, present = resources_gone(rewritten, self._report.changed_at)
             self._report.removals += await record_removals(
@@ -145,8 +165,14 @@ def _accepted(path: Path, report: UpdateReport, rejects: Rejects) -> Iterator[It
 
 async def update_coverage(es: Any, path: Path, options: UpdateOptions) -> UpdateReport:
     """Apply a coverage delta file to the live version; returns the report."""
-    async with update_session(es, "coverage", path, options) as (live, report, rejects, errors):
-        applier = _Applier(live, report, errors)
+    async with update_session(es, "coverage", path, options) as (
+        live,
+        report,
+        rejects,
+        errors,
+        changes,
+    ):
+        applier = _Applier(live, report, errors, changes)
         written = [live.indices[kind] for kind in ("coverage", "search", "plans", "removals")]
         async with visible_together(es, written):
             for batch in chunked(_accepted(path, report, rejects), options.batch_rows):

@@ -34,6 +34,8 @@ from typing import Any
 
 import orjson
 
+from core.change_log import Change
+from core.change_records import Event, listed, provider_changes
 from core.changes import CHANGED_AT, resources_gone
 from core.confidence import Ages
 from core.documents import Json
@@ -42,6 +44,7 @@ from core.published_documents import Removal
 from indexer.assembly.documents import Extras, build_documents, listed_documents
 from indexer.assembly.npiset import NpiSet
 from indexer.assembly.plan_net_stored import overlays_of
+from indexer.change_log import ChangeLog
 from indexer.provenance import JoinFiles, recorded_join_files
 from indexer.sources.dac import DacTable, read_dac
 from indexer.sources.hospitals import read_hospitals
@@ -60,6 +63,7 @@ from indexer.write.collector import batch_gc
 from indexer.write.screen import Screen, each_npi_once
 
 Doc = Json
+_EVENTS: dict[str, Event] = {"deactivated": "deactivated", "reactivated": "reactivated"}
 
 
 @dataclass(slots=True)
@@ -108,7 +112,9 @@ class _Applier:
         joins: _Joins,
         report: UpdateReport,
         errors: BulkErrors,
+        changes: ChangeLog,
     ) -> None:
+        self._changes = changes
         self._live = live
         self._joins = joins
         self._report = report
@@ -237,10 +243,21 @@ class _Applier:
                 self._report.removed += write.new[0] is None
                 continue
             self._errors.refused(write.origin, failure.reason)
-        removed, present = self._gone([w for w in writes if w.origin.npi not in failed])
+        done = [write for write in writes if write.origin.npi not in failed]
+        await self._changes.record(self._told(done), self._report.changed_at)
+        removed, present = self._gone(done)
         self._report.removals += len(removed)
         undone = planned.keys() - removed.keys()  # the records of writes put back
         await record_removals(es, removals, (), [*present, *undone])
+
+    def _told(self, written: list[_Write]) -> list[Change]:
+        """What the feed tells of the providers written (core.change_records)."""
+        told: list[Change] = []
+        for write in written:
+            event = _EVENTS.get(write.outcome)
+            old, new = listed(write.old[1]), listed(write.new[1])
+            told += provider_changes(write.origin.npi, old, new, self._report.file, event)
+        return told
 
     def _gone(self, written: list[_Write]) -> tuple[dict[str, Removal], list[str]]:
         """The FHIR resources a provider was served as and is no more (all of them when it is
@@ -251,10 +268,16 @@ class _Applier:
 
 async def update_nppes(es: Any, path: Path, options: UpdateOptions) -> UpdateReport:
     """Apply an NPPES incremental file to the live version; returns the report."""
-    async with update_session(es, "nppes", path, options) as (live, report, rejects, errors):
+    async with update_session(es, "nppes", path, options) as (
+        live,
+        report,
+        rejects,
+        errors,
+        changes,
+    ):
         files = options.join_files or recorded_join_files(live.record.get("sources"))
         joins = await asyncio.to_thread(_read_joins, files)
-        applier = _Applier(live, joins, report, errors)
+        applier = _Applier(live, joins, report, errors, changes)
         # As in a load: few cycle collections (indexer.write.collector.batch_gc: they cost 10x the
         # parsing of the indexed documents), after the tables exist.
         with batch_gc():

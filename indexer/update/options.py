@@ -12,7 +12,9 @@ from pathlib import Path
 from elasticsearch import AsyncElasticsearch
 
 from core import changes
+from core.change_log import DEFAULT_RETENTION_DAYS
 from core.index_contract import IndexNames
+from indexer.change_log import ChangeLog
 from indexer.lock import job_lock
 from indexer.provenance import JoinFiles
 from indexer.publication import publish
@@ -29,6 +31,7 @@ class UpdateOptions:
     reject_file: Path | None = None  # default: rejects/update-<kind>-<time>.csv
     batch_rows: int = 2000  # rows decided per round trip (read what is indexed, write)
     max_bulk_errors: int = 0
+    changes_retention_days: int = DEFAULT_RETENTION_DAYS  # indexer.change_log
 
 
 class UpdateError(RuntimeError):
@@ -44,10 +47,11 @@ def reject_path(options: UpdateOptions, report: UpdateReport) -> Path:
 @contextlib.asynccontextmanager
 async def update_session(
     es: AsyncElasticsearch, kind: UpdateKind, path: Path, options: UpdateOptions
-) -> AsyncIterator[tuple[LiveVersion, UpdateReport, Rejects, BulkErrors]]:
-    """The lock held, the live version found, the reject file open; on success the update is
-    recorded on the version, and too many refused rows (each one refused document, recorded in
-    the ``BulkErrors``) raise UpdateError."""
+) -> AsyncIterator[tuple[LiveVersion, UpdateReport, Rejects, BulkErrors, ChangeLog]]:
+    """The lock held, the live version found, the reject file open, the change log begun; on
+    success the update is recorded on the version and its changes committed, and too many
+    refused rows (each one refused document, recorded in the ``BulkErrors``) raise
+    UpdateError."""
     started = time.monotonic()
     report = UpdateReport(kind, path.name)
     async with job_lock(es, options.names, "update", path.name) as previous:
@@ -57,14 +61,16 @@ async def update_session(
         report.changed_at = changes.now()
         live = await live_version(es, options.names)
         report.version = live.version
+        log = await ChangeLog.begin(es, options.names, "update")
         target = reject_path(options, report)
         with Rejects(target) as rejects:
             errors = BulkErrors(rejects, options.max_bulk_errors, report.rejected)
-            yield live, report, rejects, errors
+            yield live, report, rejects, errors, log
         report.reject_file = target if rejects.written else None
         report.finish(time.monotonic() - started)
         await record_update(es, live, report.history_entry())
-        await publish(es, options.names, live.version, "update")
+        marks = await log.commit(options.changes_retention_days)
+        await publish(es, options.names, live.version, "update", marks)
     if errors.too_many:
         raise UpdateError(
             f"{errors.count} rows failed to index (the documents they name are"

@@ -26,6 +26,8 @@ from typing import Any, cast
 import orjson
 from elasticsearch.helpers import async_scan
 
+from core.change_log import Change
+from core.change_records import accepting_changes, listed, provider_changes
 from core.changes import CHANGED_AT, SearchPair, resources_gone, unstamped
 from core.documents import CoverageDoc, Json
 from core.index_contract import SEARCH_FIELDS as F
@@ -33,6 +35,7 @@ from core.index_contract import coverage_doc_id
 from core.search_fields import with_derived_fields
 from indexer.assembly.documents import ProviderDocuments
 from indexer.assembly.scorecard import ListingTally, directory_facts, scorecard
+from indexer.change_log import ChangeLog
 from indexer.provenance import recorded_join_files
 from indexer.sources.nucc import read_nucc
 from indexer.sources.plan_net import PlanNetDirectory, read_plan_net
@@ -65,7 +68,10 @@ class _Applier:
         directory: PlanNetDirectory,
         report: UpdateReport,
         nucc: dict[str, Any],
+        changes: ChangeLog,
     ) -> None:
+        self._changes = changes
+        self._told: list[Change] = []  # what a batch's coverage rows say of new patients
         self._indices = live.indices
         self._directory = directory
         self._source = directory.source
@@ -95,6 +101,7 @@ class _Applier:
                 if r["source"] == self._source
             }
             rows_written = self._coverage_actions(mine, new_rows, origin)
+            self._told += accepting_changes(mine, new_rows, self._source)
             actions += rows_written
             if docs is None:
                 if lookup is not None:
@@ -122,6 +129,11 @@ class _Applier:
                 " run the update again"
             )
         at, stamped = self._report.changed_at, self.stamped
+        for old, new in stamped:
+            key = (new or old or {})[F.npi]
+            self._told += provider_changes(key, listed(old), listed(new), self._source)
+        await self._changes.record(self._told, at)
+        self._told = []
         removed, present = resources_gone(stamped, at)
         self._report.removals += await record_removals(
             es, indices["removals"], removed.items(), present
@@ -170,7 +182,7 @@ async def update_plan_net(
     es: Any, path: Path, options: UpdateOptions, name: str | None = None
 ) -> UpdateReport:
     """Apply a newer Plan-Net export of a directory to the live version; returns the report."""
-    async with update_session(es, "plan-net", path, options) as (live, report, rejects, _):
+    async with update_session(es, "plan-net", path, options) as (live, report, rejects, _, changes):
         files = options.join_files or recorded_join_files(live.record.get("sources"))
         nucc = await asyncio.to_thread(read_nucc, files.nucc)
         directory = await asyncio.to_thread(read_plan_net, path, rejects.add, name)
@@ -178,7 +190,7 @@ async def update_plan_net(
         report.resources = directory.counts()
         report.warnings = directory.warnings
         report.normalised = directory.normalised
-        applier = _Applier(live, directory, report, nucc)
+        applier = _Applier(live, directory, report, nucc, changes)
         indices = live.indices
         async with visible_together(es, list(indices.values())):
             removals, flagged = await replace_plans(es, live, directory, report.changed_at)

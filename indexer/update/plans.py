@@ -17,6 +17,8 @@ from typing import Any
 import orjson
 from elasticsearch.helpers import async_scan
 
+from core.change_log import Change
+from core.change_records import plan_changes
 from core.changes import CHANGED_AT, unstamped
 from core.documents import Plan
 from core.index_contract import COVERAGE_FIELDS, PLAN_FIELDS, PLAN_READ_SOURCE
@@ -73,7 +75,7 @@ async def _has_rows(es: Any, live: LiveVersion, plan: OfferedPlanDoc) -> bool:
 async def update_plans(es: Any, sources: PlanFiles, options: UpdateOptions) -> UpdateReport:
     """Apply newer Plan Finder files to the live version's plans; returns the report."""
     session = update_session(es, "plans", sources.plans, options)
-    async with session as (live, report, rejects, errors):
+    async with session as (live, report, rejects, errors, changes):
         index = live.indices["plans"]
         screen = Screen[OfferedPlanDoc](report, rejects, sources.plans.name)
         plans: list[OfferedPlanDoc] = read_offered_plans(sources, screen.reader_rejected)
@@ -82,6 +84,7 @@ async def update_plans(es: Any, sources: PlanFiles, options: UpdateOptions) -> U
         every = await every_plan(es, index)
         after = dict(every)
         actions: list[Action] = []
+        told: dict[str, list[Change]] = {}  # by plan year: what its write changes
         origin = Origin(sources.plans.name, 0, "")
         for plan in plans:
             report.rows_read += 1
@@ -94,16 +97,21 @@ async def update_plans(es: Any, sources: PlanFiles, options: UpdateOptions) -> U
                 report.outcomes["unchanged"] += 1
                 continue
             report.outcomes["added" if old is None else "changed"] += 1
+            told[doc_id] = plan_changes(doc_id, old, stored, sources.plans.name)
             after[doc_id] = plan
             stamped = orjson.dumps({**flagged, CHANGED_AT: report.changed_at})
             actions.append(index_action(index, doc_id, stamped, origin))
-        for doc_id in indexed:  # listed before, not any more (no row of the files)
+        for doc_id, old in indexed.items():  # listed before, not any more (no row of the files)
             report.removed += 1
+            told[doc_id] = plan_changes(doc_id, old, None, sources.plans.name)
             after.pop(doc_id)
             actions.append(delete_action(index, doc_id, origin))
         removals = live.indices["removals"]
         async with visible_together(es, [index, removals]):
             result = await bulk_index(es, actions)
+            refused = {failure.doc_id for failure in result.failed}
+            done = [change for i, told_of in told.items() if i not in refused for change in told_of]
+            await changes.record(done, report.changed_at)
             # The FHIR resources built from the plans that went with them (a payer or a county
             # with its last plan), and those back again.
             gone, back = plans_removals(every.values(), after.values(), report.changed_at)

@@ -18,6 +18,7 @@ from typing_extensions import TypedDict
 from core.documents import CLOSED
 from service.errors import (
     BackendUnavailable,
+    ChangesGone,
     DirectoryError,
     InvalidInput,
     NotFoundInput,
@@ -131,7 +132,13 @@ def from_directory_error(error: DirectoryError) -> ProblemError:
         entry: FieldError = {"field": error.field, "message": str(error)}
         if error.suggestions:
             entry["suggestions"] = list(error.suggestions)
-        status = 404 if isinstance(error, NotFoundInput) else 400
+        status = (
+            410
+            if isinstance(error, ChangesGone)
+            else 404
+            if isinstance(error, NotFoundInput)
+            else 400
+        )
         return ProblemError(status, error.code, str(error), errors=[entry])
     return internal_error()
 

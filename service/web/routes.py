@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from service.changes.routes import FEATURE as CHANGES
 from service.coverage.routes import FEATURE as COVERAGE
 from service.directories.routes import FEATURE as DIRECTORIES
 from service.fhir.routes import FEATURE as FHIR
@@ -23,7 +24,7 @@ from service.web.middleware import SANDBOX_ROUTE_PREFIX
 from service.web.problems import register_problem_renderer
 from service.web.settings import Settings
 
-FEATURES: tuple[Feature, ...] = (SEARCH, COVERAGE, PROVIDERS, PLANS, DIRECTORIES, FHIR)
+FEATURES: tuple[Feature, ...] = (SEARCH, COVERAGE, PROVIDERS, PLANS, DIRECTORIES, CHANGES, FHIR)
 API_PREFIX = "/v2"
 DOCS_PATH = f"{API_PREFIX}/docs"
 SANDBOX_PREFIX = ""

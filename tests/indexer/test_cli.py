@@ -53,7 +53,11 @@ async def test_load_status_rollback(
         assert int(count) == report["documents"][kind] and loaded.startswith("20")
     assert live[0].startswith(f"live version       {second}, loaded 20")
     assert live[0].endswith("from npidata_pfile_sample.csv.gz")
-    assert live[1:] == ["updates applied    none since the load", "running job        none"]
+    assert live[1:] == [
+        "updates applied    none since the load",
+        "change feed        empty (no update has recorded a change)",
+        "running job        none",
+    ]
 
     rolled = await _run(es_url, index_names, "rollback")
     assert rolled.strip() == f"rolled back to version {first}"

@@ -26,7 +26,7 @@ from service.web.settings import Settings
 REPO = Path(__file__).resolve().parents[2]
 MAX_EXAMPLES = 25
 SEED = 20261122
-EXPECTED_OPERATIONS = 20  # 3 POST + 5 GET under /v2 and in the sandbox, 4 service routes
+EXPECTED_OPERATIONS = 22  # 3 POST + 6 GET under /v2 and in the sandbox, 4 service routes
 
 
 @pytest.mark.parametrize("hooks", [None, "tests.service.schemathesis_hooks"])

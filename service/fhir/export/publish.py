@@ -13,10 +13,10 @@ from elasticsearch import AsyncElasticsearch
 from core.index_contract import IndexNames
 from core.publication import publication_key
 from service.errors import ResourceNotFound
-from service.fhir.export import store
 from service.fhir.export.export import kick_off, live_job
 from service.fhir.export.models import ExportJob
 from service.fhir.export.request import EXPORT_TYPES, ExportRequest
+from service.storage import publication
 
 PUBLICATION = "$bulk-publish"
 
@@ -29,7 +29,7 @@ async def published_job(
     hits_per_file: int,
 ) -> tuple[str, ExportJob]:
     """The export the current publication is served as (its id, its job), started if need be."""
-    record = await store.publication(es, names)
+    record = await publication(es, names)
     if record is None:
         raise ResourceNotFound(PUBLICATION, "nothing is published: no load has finished")
     job_id = f"publish-{publication_key(record)}"

@@ -12,7 +12,6 @@ from elasticsearch import AsyncElasticsearch, NotFoundError
 from core.documents import Json
 from core.index_contract import IndexNames
 from core.lock_record import LOCK_FIELDS, LOCK_ID
-from core.publication import PUBLICATION_ID, Publication
 from service.errors import BackendUnavailable, NotFoundInput
 from service.fhir.export.models import JOB_FIELDS, ExportJob, StoredJob
 from service.fhir.sources.store import EVERY_PLAN
@@ -166,12 +165,3 @@ async def expired_jobs(
     if "hits" not in response:
         return []
     return [(h["_id"], _job_of(h["_source"])) for h in response["hits"]["hits"]]
-
-
-async def publication(es: AsyncElasticsearch, names: IndexNames) -> Publication | None:
-    """The record of the last finished load or update (core.publication), if one has."""
-    with elasticsearch_errors(names.publication()):
-        response = await es.options(ignore_status=404).get(
-            index=names.publication(), id=PUBLICATION_ID
-        )
-    return cast(Publication, response["_source"]) if response.get("found") else None
