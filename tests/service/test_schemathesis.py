@@ -26,7 +26,8 @@ from service.web.settings import Settings
 REPO = Path(__file__).resolve().parents[2]
 MAX_EXAMPLES = 25
 SEED = 20261122
-EXPECTED_OPERATIONS = 22  # 3 POST + 6 GET under /v2 and in the sandbox, 4 service routes
+EXPECTED_OPERATIONS = 13  # 3 POST + 6 GET under /v2, 4 service routes
+SANDBOX_COPIES = "^/(providers|plans|directories|changes)"
 
 
 @pytest.mark.parametrize("hooks", [None, "tests.service.schemathesis_hooks"])
@@ -41,6 +42,10 @@ async def test_schemathesis_finds_no_failures(
         f"{live_service}/v2/openapi.json",
         "--checks",
         "all",
+        # The sandbox's copies of the /v2 operations (PD_SANDBOX): the same handlers under
+        # another prefix, which test_openapi checks are described alike; fuzzed once, under /v2.
+        "--exclude-path-regex",
+        SANDBOX_COPIES,
         "--max-examples",
         str(MAX_EXAMPLES),
         "--seed",
@@ -81,5 +86,6 @@ async def test_schemathesis_finds_no_failures(
     assert result["complete"] is True
     assert result["failures"] == [] and result["errors"] == []
     assert cases["with_failures"] == 0 and cases["errored"] == 0
-    assert result["operations"]["tested"] == result["operations"]["total"] == EXPECTED_OPERATIONS
+    assert result["operations"]["tested"] == EXPECTED_OPERATIONS
+    assert result["operations"]["total"] == EXPECTED_OPERATIONS + 9  # the sandbox's copies
     assert cases["generated"] >= EXPECTED_OPERATIONS * 10
