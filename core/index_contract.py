@@ -26,6 +26,7 @@ from core.index_fields import FieldNames
 from core.plan_offers import OfferedPlanDoc, PlanRows
 from core.published_documents import PublishedDoc, Removal
 from core.scorecards import DirectoryDoc
+from core.watches import AttemptDoc, WatchDoc
 
 IndexKind = Literal["search", "providers", "coverage", "plans", "removals", "directories"]
 INDEX_KINDS: tuple[IndexKind, ...] = (
@@ -84,6 +85,14 @@ class IndexNames:
         """The change feed (core.change_log): not versioned, it outlives every load."""
         return f"{self.prefix}-changes"
 
+    def watches(self) -> str:
+        """Watches on the change feed (core.watches): not versioned either."""
+        return f"{self.prefix}-watches"
+
+    def deliveries(self) -> str:
+        """Each webhook delivery attempt (core.watches)."""
+        return f"{self.prefix}-deliveries"
+
 
 def version_started(version: str) -> datetime:
     return datetime.strptime(version, VERSION_FORMAT).replace(tzinfo=UTC)
@@ -123,6 +132,9 @@ LOOKUP_FIELDS = FieldNames("providers", LookupDoc, indexed=False)
 DIRECTORY_FIELDS = FieldNames("directories", DirectoryDoc)
 # The change feed (core.change_log), outside the versions: ``IndexNames.changes``.
 CHANGE_FIELDS = FieldNames("changes", ChangeDoc)
+# Watches and their delivery attempts (core.watches): ``IndexNames.watches``/``deliveries``.
+WATCH_FIELDS = FieldNames("watches", WatchDoc)
+ATTEMPT_FIELDS = FieldNames("deliveries", AttemptDoc)
 NETWORK_FIELDS = SEARCH_FIELDS.inside(SEARCH_FIELDS.networks)  # networks.key, networks.period
 STAR_FIELDS = PLAN_FIELDS.inside(PLAN_FIELDS.starRating)  # starRating.overall
 DECLARED: dict[IndexKind, FieldNames] = {

@@ -26,7 +26,7 @@ from elasticsearch.helpers import async_bulk, async_scan
 
 from core.change_log import Change, ChangeDoc
 from core.changes import instant
-from core.index_contract import CHANGE_FIELDS, IndexNames
+from core.index_contract import CHANGE_FIELDS, WATCH_FIELDS, IndexNames
 from core.publication import PUBLICATION_ID
 
 F = CHANGE_FIELDS
@@ -121,3 +121,25 @@ class ChangeLog:
             pruned = max(pruned, int(hits[0]["sort"][0]))
             await _delete(self._es, self._names, {"range": {F.seq: {"lte": pruned}}})
         return {"changesThrough": self._last, "changesPrunedThrough": pruned}
+
+
+async def delivery_backlog(
+    es: AsyncElasticsearch, names: IndexNames, through: int
+) -> tuple[int, int, int] | None:
+    """How many watches (core.watches) there are, how many have changes up to ``through`` still
+    to deliver, and how many are failing; None when nobody made a watch."""
+    w = WATCH_FIELDS
+    aggs: dict[str, Any] = {
+        "pending": {"filter": {"range": {w.deliveredThrough: {"lt": through}}}},
+        "failing": {"filter": {"term": {w.state: "failing"}}},
+    }
+    try:
+        found = await es.search(index=names.watches(), size=0, aggs=aggs, track_total_hits=True)
+    except NotFoundError:
+        return None
+    counts = found["aggregations"]
+    return (
+        int(found["hits"]["total"]["value"]),
+        int(counts["pending"]["doc_count"]),
+        int(counts["failing"]["doc_count"]),
+    )

@@ -112,3 +112,17 @@ class ChangesGone(InvalidInput):
             code="cursor_too_old",
         )
         self.after, self.pruned = after, pruned
+
+
+class WatchNotFound(NotFoundInput):
+    """A watch id nobody made, or one another subject made (its existence is not told)."""
+
+    def __init__(self, watch_id: str) -> None:
+        super().__init__("id", f"no watch {watch_id} of yours", code="watch_not_found")
+
+
+class TooManyWatches(DirectoryError):
+    """A subject that holds as many watches as one may: answered 409 until one is deleted."""
+
+    def __init__(self, most: int) -> None:
+        super().__init__(f"a subject holds at most {most} watches: delete one first")

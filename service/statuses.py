@@ -17,12 +17,14 @@ class Status:
 
 STATUSES: dict[int, Status] = {
     200: Status("OK", "OK", "ok", "informational"),
+    201: Status("Created", "Created: the Location header names it", "created", "informational"),
     202: Status(
         "Accepted",
         "Accepted: the work goes on; poll the Content-Location",
         "accepted",
         "informational",
     ),
+    204: Status("No Content", "No Content: done", "no_content", "informational"),
     304: Status(
         "Not Modified",
         "Not Modified: the representation still has the ETag sent in If-None-Match",
@@ -47,7 +49,7 @@ STATUSES: dict[int, Status] = {
     404: Status(
         "Not Found",
         "Not Found: no provider has this NPI, no plan this bid id, no known place this name, or"
-        " no loaded payer directory this name",
+        " no loaded payer directory this name, no watch of yours this id",
         "not_found",
         "not-found",
     ),
@@ -58,6 +60,12 @@ STATUSES: dict[int, Status] = {
         "not-supported",
     ),
     406: Status("Not Acceptable", "Not Acceptable", "not_acceptable", "not-supported"),
+    409: Status(
+        "Conflict",
+        "Conflict: the request is at odds with what exists (a limit reached)",
+        "conflict",
+        "conflict",
+    ),
     410: Status("Gone", "Gone", "gone", "deleted"),
     413: Status(
         "Payload Too Large",

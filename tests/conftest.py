@@ -243,6 +243,8 @@ def settings_for(es_url: str, names: IndexNames, *, rate_limited: bool = False) 
         # answer into a 503. Tests about timeouts set their own.
         es_request_timeout_s=TEST_ES_TIMEOUT_S,
         es_max_retries=2,
+        # No delivery loop: a test about webhooks runs its own (tests/service/watches).
+        webhook_delivery=False,
     )
     return settings if rate_limited else settings.model_copy(update={"rate_limit_per_s": 0.0})
 

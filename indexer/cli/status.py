@@ -10,7 +10,7 @@ from elasticsearch import AsyncElasticsearch
 
 from core.index_contract import INDEX_KINDS, IndexNames
 from indexer import versions
-from indexer.change_log import published_marks
+from indexer.change_log import delivery_backlog, published_marks
 from indexer.lock import current_lock, job_lock
 from indexer.publication import publish
 from indexer.update.live_version import LiveVersion, live_version, refresh_paused, resume_refresh
@@ -65,6 +65,15 @@ async def status_lines(es: AsyncElasticsearch, names: IndexNames) -> tuple[list[
         if through > pruned
         else "change feed        empty (no update has recorded a change)"
     )
+    backlog = await delivery_backlog(es, names, through)
+    if backlog is None:
+        lines.append("webhooks           no watch")
+    else:
+        watches, pending, failing = backlog
+        lines.append(
+            f"webhooks           {watches:,} watches: {pending:,} behind the feed (deliveries"
+            f" pending), {failing:,} failing"
+        )
     lock = await current_lock(es, names)
     lines.append(f"running job        {lock.describe() if lock else 'none'}")
     return lines, all(state.index is not None for state in states)

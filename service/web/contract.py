@@ -7,7 +7,7 @@ The edge registers what features hand it (service.web.routes) and imports nothin
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -80,6 +80,8 @@ class Route:
 
 
 Startup = Callable[[web.Application], Awaitable[None]]
+# Work that runs beside the requests for the application's life (aiohttp's cleanup context).
+Background = Callable[[web.Application], AsyncIterator[None]]
 
 
 @dataclass(frozen=True)
@@ -91,4 +93,5 @@ class Feature:
     requests: tuple[type[Any], ...] = ()
     answers: tuple[type[Any], ...] = ()
     startup: tuple[Startup, ...] = ()
+    background: tuple[Background, ...] = ()
     problem_renderer: ProblemRenderer | None = None

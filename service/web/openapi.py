@@ -21,7 +21,7 @@ from service.web.problems import PROBLEM_CONTENT_TYPE, Problem
 from service.web.routes import FEATURES, mounted_routes, service_routes
 from service.web.settings import ALL_SCOPES, Settings
 
-API_VERSION = "1.11.0"
+API_VERSION = "1.12.0"
 # Requests validate (pydantic models, whose JSON Schema states their cross-field rules too);
 # answers are TypedDicts the handlers are type-checked against. Both are read by pydantic here,
 # so the document is generated from the one definition each feature hands the edge.

@@ -23,6 +23,7 @@ from service.errors import (
     InvalidInput,
     NotFoundInput,
     ProviderNotFound,
+    TooManyWatches,
 )
 from service.statuses import STATUSES
 from service.web.keys import REQUEST_ID
@@ -128,6 +129,8 @@ def from_directory_error(error: DirectoryError) -> ProblemError:
         )
     if isinstance(error, ProviderNotFound):
         return ProblemError(404, "provider_not_found", str(error))
+    if isinstance(error, TooManyWatches):
+        return ProblemError(409, "too_many_watches", str(error))
     if isinstance(error, InvalidInput):
         entry: FieldError = {"field": error.field, "message": str(error)}
         if error.suggestions:

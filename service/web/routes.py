@@ -17,6 +17,7 @@ from service.fhir.routes import FEATURE as FHIR
 from service.plans.routes import FEATURE as PLANS
 from service.providers.routes import FEATURE as PROVIDERS
 from service.search.routes import FEATURE as SEARCH
+from service.watches.routes import FEATURE as WATCHES
 from service.web import docs, health
 from service.web.contract import JSON, Feature, Operation, Route, schema_ref
 from service.web.metrics import metrics_handler
@@ -24,7 +25,9 @@ from service.web.middleware import SANDBOX_ROUTE_PREFIX
 from service.web.problems import register_problem_renderer
 from service.web.settings import Settings
 
-FEATURES: tuple[Feature, ...] = (SEARCH, COVERAGE, PROVIDERS, PLANS, DIRECTORIES, CHANGES, FHIR)
+FEATURES: tuple[Feature, ...] = (
+    SEARCH, COVERAGE, PROVIDERS, PLANS, DIRECTORIES, CHANGES, WATCHES, FHIR,
+)  # fmt: skip
 API_PREFIX = "/v2"
 DOCS_PATH = f"{API_PREFIX}/docs"
 SANDBOX_PREFIX = ""
@@ -140,3 +143,5 @@ def setup_routes(app: web.Application, settings: Settings) -> None:
         if feature.problem_renderer is not None and feature.mount is not None:
             register_problem_renderer(app, feature.mount, feature.problem_renderer)
         app.on_startup.extend(feature.startup)
+        # After the Elasticsearch client's context (create_app): started after it, ended before.
+        app.cleanup_ctx.extend(feature.background)

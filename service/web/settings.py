@@ -4,16 +4,16 @@ core/es_settings.py, which it extends."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
-from pydantic_settings import SettingsConfigDict
+from pydantic import Field, field_validator, model_validator
+from pydantic_settings import NoDecode, SettingsConfigDict
 
 from core.es_settings import ElasticsearchAccess
 from core.index_contract import DEFAULT_PREFIX
 
 DEVELOPMENT_JWT_SECRET = "development-only-secret-never-use-in-production-0123456789"
-ALL_SCOPES = ("providers:read", "coverage:read")
+ALL_SCOPES = ("providers:read", "coverage:read", "watches:write")
 
 
 class Settings(ElasticsearchAccess):
@@ -61,6 +61,28 @@ class Settings(ElasticsearchAccess):
     export_hits_per_file: int = Field(default=50_000, ge=1)
     export_page_size: int = Field(default=1_000, ge=1, le=10_000)
 
+    # Webhooks (service/watches). A watch's URL may not reach a loopback, private, link-local or
+    # other non-public address unless its host, or the address, is listed here (comma-separated
+    # host names, addresses or networks: "127.0.0.1,receiver.internal,10.0.0.0/8"; "*" allows
+    # every host, for a deployment whose egress is fenced elsewhere).
+    webhook_allow: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    # Off: a URL's host must be an address or an allowed name, never looked up (air-gapped).
+    webhook_resolve_names: bool = True
+    # Whether this process delivers webhooks (any number share the work through leases).
+    webhook_delivery: bool = True
+    webhook_poll_s: float = Field(default=2.0, gt=0, le=60)
+    webhook_timeout_s: float = Field(default=10.0, gt=0, le=60)
+    # How long a process holds a watch it delivers to; another takes it over after that.
+    webhook_lease_s: float = Field(default=60.0, ge=1, le=3600)
+    webhook_concurrency: int = Field(default=16, ge=1, le=256)
+
+    @field_validator("webhook_allow", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
     @model_validator(mode="after")
     def _refuse_development_secret(self) -> Settings:
         if self.environment != "development" and self.jwt_secret == DEVELOPMENT_JWT_SECRET:
@@ -68,6 +90,8 @@ class Settings(ElasticsearchAccess):
                 "PD_JWT_SECRET is the development secret: set a real secret (or unset it and "
                 "use PD_JWT_PUBLIC_KEY_FILE / PD_JWT_JWKS_FILE) outside development"
             )
+        if self.webhook_lease_s <= self.webhook_timeout_s:
+            raise ValueError("PD_WEBHOOK_LEASE_S must exceed PD_WEBHOOK_TIMEOUT_S")
         if "none" in (alg.lower() for alg in self.jwt_algorithms):
             raise ValueError("the 'none' algorithm can never be allowed")
         return self

@@ -1,4 +1,4 @@
-"""The OpenAPI document: valid 3.1, version 1.11.0, and describing every route as served."""
+"""The OpenAPI document: valid 3.1, version 1.12.0, and describing every route as served."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def test_document_is_valid_and_lists_exactly_the_served_routes(changes: Json) ->
     document = openapi_document(settings)
     validate(document)  # raises on an invalid OpenAPI 3.1 document
     assert document["openapi"] == "3.1.0"
-    assert document["info"]["version"] == "1.11.0"
+    assert document["info"]["version"] == "1.12.0"
     documented = {(m, p) for p, item in document["paths"].items() for m in item}
     assert documented == served_routes(settings)
 
@@ -54,13 +54,24 @@ def test_operations_state_auth_errors_and_headers() -> None:
                 assert response["headers"]["X-Request-ID"]["required"] is True
                 if int(status) >= 400 and "content" in response and status != "503":
                     assert "application/problem+json" in response["content"], (path, status)
-            authenticated = ("/providers", "/plans", "/directories", "/changes")
+            authenticated = ("/providers", "/plans", "/directories", "/changes", "/watches")
             if not path.removeprefix("/v2").startswith(authenticated):
                 assert operation["security"] == []
                 continue
             [requirement] = operation["security"]
-            assert requirement["bearerAuth"] in (["providers:read"], ["coverage:read"])
-            assert {"200", "400", "401", "403", "429", "500", "503"} <= responses.keys()
+            assert requirement["bearerAuth"] in (
+                ["providers:read"], ["coverage:read"], ["watches:write"]
+            )  # fmt: skip
+            assert {"400", "401", "403", "429", "500", "503"} <= responses.keys()
+            made = path.endswith("/watches") and method == "post"
+            success = "201" if made else "204" if method == "delete" else "200"
+            assert [s for s in ("200", "201", "204") if s in responses] == [success]
+            sandbox = not path.startswith("/v2")
+            if "/watches" in path:  # made and deleted: no validators
+                assert "404" in responses or path.endswith("/watches")
+                assert "ETag" not in next(iter(responses.values()))["headers"]
+                assert ("X-Sandbox" in responses[min(responses)]["headers"]) is sandbox
+                continue
             assert responses["429"]["headers"]["Retry-After"]["required"] is True
             assert responses["401"]["headers"]["WWW-Authenticate"]["required"] is True
             if method == "post":
@@ -84,7 +95,7 @@ async def test_served_without_auth_with_a_docs_page(api: ApiClient) -> None:
     assert response.status == 200
     assert response.content_type == "application/json"
     document = await response.json()
-    assert document["info"]["version"] == "1.11.0"
+    assert document["info"]["version"] == "1.12.0"
     validate(document)
     page = await api.get("/v2/docs")
     assert page.status == 200

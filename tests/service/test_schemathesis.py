@@ -26,8 +26,8 @@ from service.web.settings import Settings
 REPO = Path(__file__).resolve().parents[2]
 MAX_EXAMPLES = 25
 SEED = 20261122
-EXPECTED_OPERATIONS = 13  # 3 POST + 6 GET under /v2, 4 service routes
-SANDBOX_COPIES = "^/(providers|plans|directories|changes)"
+EXPECTED_OPERATIONS = 18  # 4 POST + 9 GET + 1 DELETE under /v2, 4 service routes
+SANDBOX_COPIES = "^/(providers|plans|directories|changes|watches)"
 
 
 @pytest.mark.parametrize("hooks", [None, "tests.service.schemathesis_hooks"])
@@ -87,5 +87,5 @@ async def test_schemathesis_finds_no_failures(
     assert result["failures"] == [] and result["errors"] == []
     assert cases["with_failures"] == 0 and cases["errored"] == 0
     assert result["operations"]["tested"] == EXPECTED_OPERATIONS
-    assert result["operations"]["total"] == EXPECTED_OPERATIONS + 9  # the sandbox's copies
+    assert result["operations"]["total"] == EXPECTED_OPERATIONS + 14  # the sandbox's copies
     assert cases["generated"] >= EXPECTED_OPERATIONS * 10
