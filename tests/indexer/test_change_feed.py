@@ -4,6 +4,7 @@ feed gives each once. Expectations come from the files written here, never from 
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import shutil
 from datetime import UTC, date, datetime, timedelta
@@ -13,6 +14,7 @@ from typing import Any
 from elasticsearch import AsyncElasticsearch
 
 import tests.conftest as shared
+from core.es_client import make_client
 from indexer.change_log import ChangeLog
 from indexer.cli.status import status_lines
 from indexer.load.run import SourceFiles
@@ -22,6 +24,7 @@ from indexer.update.coverage import update_coverage
 from indexer.update.nppes import update_nppes
 from indexer.update.options import UpdateOptions
 from indexer.update.plans import update_plans
+from tests.indexer.holding_relay import HANG_S, HoldingRelay
 from tests.source_rows import active_rows, canonical_bid, coverage_rows
 
 Row = dict[str, str]
@@ -81,21 +84,17 @@ def _write_csv(path: Path, fields: list[str], rows: list[Row]) -> Path:
     return path
 
 
-async def test_a_coverage_update_records_who_left_joined_and_takes_new_patients(
-    serve: shared.Serve,
-    es: AsyncElasticsearch,
-    es_url: str,
-    sample_copy: shared.SampleCopy,
-    sample_sources: SourceFiles,
-    tmp_path: Path,
-) -> None:
+def _coverage_delta(sources: SourceFiles) -> tuple[list[Row], list[tuple[Any, ...]], Row, Row]:
+    """A coverage delta: a provider alone in a plan leaves it, another joins it, a third row
+    says otherwise of new patients; the records it must make; the leaving and the flipped
+    rows."""
     pairs = [(r["contract_year"], r["bid_id"], r["npi"]) for r in ROWS]
     sole = [
         r for r in ROWS
         if pairs.count((r["contract_year"], r["bid_id"], r["npi"])) == 1
         and r["network_status"] == "in_network"
     ]  # fmt: skip
-    active = {r["NPI"] for r in active_rows(sample_sources.nppes_file)}
+    active = {r["NPI"] for r in active_rows(sources.nppes_file)}
     leaving = next(r for r in sole if r["npi"] in active)
     plan = (leaving["contract_year"], leaving["bid_id"])
     in_plan = {r["npi"] for r in ROWS if (r["contract_year"], r["bid_id"]) == plan}
@@ -109,6 +108,27 @@ async def test_a_coverage_update_records_who_left_joined_and_takes_new_patients(
         {**leaving, "npi": joining, "location_id": ""},
         {**flipped, "accepting_new_patients": new_patients},
     ]  # fmt: skip
+    year = int(leaving["contract_year"])
+    expected = sorted([
+        ("network_left", leaving["npi"], leaving["bid_id"], year),
+        ("network_joined", joining, leaving["bid_id"], year),
+        ("accepting_new_patients_changed", flipped["npi"], flipped["bid_id"],
+         int(flipped["contract_year"])),
+    ])  # fmt: skip
+    return rows, expected, leaving, {**flipped, "accepting_new_patients": new_patients}
+
+
+async def test_a_coverage_update_records_who_left_joined_and_takes_new_patients(
+    serve: shared.Serve,
+    es: AsyncElasticsearch,
+    es_url: str,
+    sample_copy: shared.SampleCopy,
+    sample_sources: SourceFiles,
+    tmp_path: Path,
+) -> None:
+    rows, expected, leaving, flipped = _coverage_delta(sample_sources)
+    joining = rows[1]["npi"]
+    new_patients = flipped["accepting_new_patients"]
     path = _write_csv(tmp_path / "delta.csv", [*ROWS[0], "action"], rows)
     feed = await _feed(serve, es_url, sample_copy)
     before, start = await feed.every()
@@ -119,12 +139,7 @@ async def test_a_coverage_update_records_who_left_joined_and_takes_new_patients(
 
     year = int(leaving["contract_year"])
     changes, end = await feed.every(since=start)
-    assert _told(changes) == sorted([
-        ("network_left", leaving["npi"], leaving["bid_id"], year),
-        ("network_joined", joining, leaving["bid_id"], year),
-        ("accepting_new_patients_changed", flipped["npi"], flipped["bid_id"],
-         int(flipped["contract_year"])),
-    ])  # fmt: skip
+    assert _told(changes) == expected
     accepting = next(c for c in changes if c["kind"] == "accepting_new_patients_changed")
     assert accepting["after"]["acceptingNewPatients"] is (new_patients == "Y")
     assert all(c["source"] == "delta.csv" for c in changes)
@@ -242,3 +257,43 @@ async def test_bad_cursors_and_filters_are_refused(
         status, body = await feed.page(**query)
         assert status == 400, (query, body)
         assert any(error["field"].split(".")[0] == field for error in body["errors"]), body
+
+
+async def test_a_reader_paging_while_an_update_runs_misses_and_repeats_nothing(
+    serve: shared.Serve,
+    es: AsyncElasticsearch,
+    es_url: str,
+    sample_copy: shared.SampleCopy,
+    sample_sources: SourceFiles,
+    tmp_path: Path,
+) -> None:
+    """The update is held at its last step (the publication record it commits by), its
+    documents and records written: the feed shows none of them until it commits, then each
+    once, on from the cursor the reader held."""
+    rows, expected, _, _ = _coverage_delta(sample_sources)
+    path = _write_csv(tmp_path / "delta.csv", [*ROWS[0], "action"], rows)
+    feed = await _feed(serve, es_url, sample_copy)
+    _, start = await feed.every()
+    publication = f"/{sample_copy.names.publication()}/"
+    relay = HoldingRelay(es_url, lambda method, at: method != "GET" and at.startswith(publication))
+    await relay.start()
+    through_relay = make_client(relay.url)
+    try:
+        options = UpdateOptions(names=sample_copy.names, reject_file=tmp_path / "rejects.csv")
+        update = asyncio.create_task(update_coverage(through_relay, path, options))
+        await asyncio.wait_for(relay.held.wait(), HANG_S)
+        await es.indices.refresh(index=sample_copy.names.changes())
+        written = await es.count(index=sample_copy.names.changes())
+        assert written["count"] == len(expected)  # recorded, not yet counted
+        during, cursor = await feed.every(since=start)
+        assert (during, cursor) == ([], start)
+        relay.release()
+        report = await asyncio.wait_for(update, HANG_S)
+        assert report.accounted
+    finally:
+        await relay.close()
+        await through_relay.close()
+    after, end = await feed.every(since=cursor)
+    assert _told(after) == expected
+    assert len({c["id"] for c in after}) == len(expected)
+    assert await feed.every(since=end) == ([], end)

@@ -56,6 +56,7 @@ async def test_load_status_rollback(
     assert live[1:] == [
         "updates applied    none since the load",
         "change feed        empty (no update has recorded a change)",
+        "webhooks           no watch",
         "running job        none",
     ]
 

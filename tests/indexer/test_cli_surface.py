@@ -29,9 +29,10 @@ async def run(es_url: str, names: IndexNames, *args: str) -> tuple[int, str, str
 async def test_status_of_missing_aliases_is_a_failure(es_url: str, index_names: IndexNames) -> None:
     code, stdout, _ = await run(es_url, index_names, "status")
     assert code == 1
-    *lines, feed, running = stdout.splitlines()
+    *lines, feed, webhooks, running = stdout.splitlines()
     assert [line.split()[0] for line in lines] == index_names.all_aliases()
     assert feed == "change feed        empty (no update has recorded a change)"
+    assert webhooks == "webhooks           no watch"
     assert all("(missing)" in line and " 0 docs" in line for line in lines)
     assert running == "running job        none"
 
