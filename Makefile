@@ -9,10 +9,12 @@ STAMP := $(VENV)/.installed-stamp
 .PHONY: cluster-test fhir-validate
 .PHONY: engine-start engine-stop container-bases image container-test
 
+# uv resolves and installs the packages (seconds, against pip's most of a minute); pip stays in
+# the environment for what calls it (devtools/wheelhouse.py).
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m pip install -q --disable-pip-version-check 'uv>=0.5,<1'
+	$(VENV)/bin/uv pip install -q --python $(PY) -e '.[dev]'
 	touch $(STAMP)
 
 # The HAPI FHIR validator the tests run offline against the Plan-Net packages (tests/fhir_validator.py).
