@@ -2,7 +2,7 @@
 
 Usage:
     python -m bench.load_compare --source-dir DIR --tree before=PATH --tree after=PATH
-        [--rounds 2] [--es-url URL] [--keep] [--load-arg=--plan-net --load-arg=DIR ...]
+        [--rounds 2] [--es-url URL] [--keep] [--reload] [--load-arg=--plan-net --load-arg=DIR ...]
 
 Each round loads DIR once per tree, in the order given (before, after, before, after...), so a
 shared box's other work falls on both alike. Each load is ``python -m indexer.cli --prefix P load
@@ -73,8 +73,10 @@ def load_once(
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     es_cpu = _es_cpu_s(es_url) - es_before
     with open(report) as file:
-        providers = int(json.load(file)["indexed"])
-    store = _store(es_url, prefix)
+        told = json.load(file)
+    providers = int(told["indexed"])
+    # The new version's indices alone (a reload keeps the one before it beside it).
+    store = {k: v for k, v in _store(es_url, prefix).items() if k.endswith(told["version"])}
     cpu = usage.ru_utime + usage.ru_stime - usage_before.ru_utime - usage_before.ru_stime
     with open(peak) as file:
         peak_mb = int(file.read().split()[-1]) / 1024
@@ -97,6 +99,12 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--es-url", default=LauncherSettings().elasticsearch_url)
     parser.add_argument("--keep", action="store_true")
     parser.add_argument(
+        "--reload",
+        action="store_true",
+        help="each tree loads once unmeasured into a prefix of its own, then each round is a"
+        " reload over what it serves (the weekly full reload)",
+    )
+    parser.add_argument(
         "--load-arg", action="append", default=[], help="passed on to load (repeat per word)"
     )
     return parser.parse_args(argv)
@@ -109,9 +117,12 @@ def main(argv: list[str] | None = None) -> None:
     columns = "wall s | indexer CPU µs | ES CPU µs | bytes (per provider) | peak RSS MB"
     print(f"| round | tree | {columns} |")
     print("|---|---|---|---|---|---|---|")
+    if args.reload:
+        for name, tree in trees:
+            load_once(args.es_url, tree, args.source_dir, f"lc{run}{name}".lower(), args.load_arg)
     for round_number in range(1, args.rounds + 1):
         for name, tree in trees:
-            prefix = f"lc{run}{name}{round_number}".lower()
+            prefix = f"lc{run}{name}{'' if args.reload else round_number}".lower()
             row = load_once(args.es_url, tree, args.source_dir, prefix, args.load_arg)
             per = 1e6 / row["providers"]
             print(
@@ -121,7 +132,8 @@ def main(argv: list[str] | None = None) -> None:
                 flush=True,
             )
             print(json.dumps({"prefix": prefix, **row}), file=sys.stderr, flush=True)
-            if not (args.keep and round_number == args.rounds):
+            last = round_number == args.rounds
+            if not (args.keep and last) and (last or not args.reload):
                 _delete(f"{args.es_url}/{prefix}-*")
 
 

@@ -40,6 +40,7 @@ NPPES = str(SAMPLE_DIR / "npidata_pfile_sample.csv.gz")
 # Each bench with a command line (bench.floor_server is lookup_bench's helper, run by --floor).
 COMMANDS = [
     "bulk_framing_bench",
+    "change_bench",
     "coverage_bench",
     "export_bench",
     "fhir_bench",
@@ -59,6 +60,7 @@ COMMANDS = [
     "soak",
     "trust_bench",
     "update_bench",
+    "update_compare",
 ]
 
 
