@@ -49,8 +49,9 @@ INDEX_KINDS: tuple[IndexKind, ...] = (
 # 16: nameParts without the whole names exactNames holds, which FHIR's name parameter reads;
 # 17: each location's confidence and the points at or above each score: core.confidence;
 # 18: the directories index, a scorecard per payer directory: core.scorecards; 19: a search
-# document's location without the confidence NPPES alone gives it: core.search_fields).
-SCHEMA = 19
+# document's location without the confidence NPPES alone gives it: core.search_fields; 20: the
+# search document's listing digest, which a full load and a rollback diff: indexer.change_diff).
+SCHEMA = 20
 DEFAULT_PREFIX = "provider-directory"
 VERSION_FORMAT = "%Y%m%dt%H%M%S%f"  # when its load began (UTC): names sort by age
 

@@ -13,7 +13,10 @@ leave out the confidence the rule gives a location NPPES alone lists (``location
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from hashlib import blake2b
 from typing import Any, Final, cast
+
+import orjson
 
 from core.confidence import is_nppes_alone, nppes_alone
 from core.documents import ConfidentPoints, DerivedFields, GeoPoint, Location, Provider
@@ -119,13 +122,27 @@ def derived_fields(provider: Provider, locations: Sequence[Location]) -> Derived
 
 
 def with_derived_fields(stored: dict[str, Any]) -> dict[str, Any]:
-    """A search document read back from its stored source, whole again."""
+    """A search document read back from its stored source, whole again (its digest made again
+    from what it now holds)."""
     provider, locations = stored["provider"], locations_of(stored)
+    kept = locations_source(provider, locations)
     return {
         **stored,
         **derived_fields(provider, locations),
-        "locations": locations_source(provider, locations),
+        "locations": kept,
+        "listingDigest": listing_digest(
+            provider_source(provider_of(stored)), kept, stored.get(F.networks, [])
+        ),
     }
+
+
+def listing_digest(provider: Any, locations: Any, networks: Any) -> int:
+    """64 bits of what a search document serves a provider as (its stored provider and
+    locations, its in-network periods): two versions' documents with another digest may serve
+    it otherwise (a full load's or a rollback's change records, indexer.change_diff), equal
+    ones never do."""
+    serialised = orjson.dumps([provider, locations, networks])
+    return int.from_bytes(blake2b(serialised, digest_size=8).digest(), "big", signed=True)
 
 
 def without_derived_fields(doc: dict[str, Any]) -> dict[str, Any]:

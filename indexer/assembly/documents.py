@@ -32,7 +32,12 @@ from core.lookup_answers import lookup_document
 from core.network import PeriodKey, period_key, periods_of
 from core.npi import provider_id, provider_key
 from core.primary_care import is_pcp_eligible
-from core.search_fields import derived_fields, locations_source, provider_source
+from core.search_fields import (
+    derived_fields,
+    listing_digest,
+    locations_source,
+    provider_source,
+)
 from indexer.assembly import plan_net, plan_net_stored
 from indexer.assembly.locations import all_locations
 from indexer.assembly.plan_net import Overlay
@@ -171,18 +176,21 @@ def search_document(
 ) -> SearchDoc:
     """``networks``: the plan years and periods of the provider's coverage rows."""
     derived = derived_fields(provider, locations)
+    periods = periods_of(networks)
+    stored, kept = provider_source(provider), locations_source(provider, locations)
     # A cast: mypy cannot see that the ** item leaves out only the stamp (changedAt).
     return cast(
         SearchDoc,
         {
             "npi": provider_key(provider["npis"], provider["id"]),
-            "networks": periods_of(networks),
+            "networks": periods,
             "names": indexed([provider["firstName"], provider["lastName"], *other_names]),
             # The whole names are indexed once, in exactNames, which FHIR's name reads too.
             "nameParts": name_terms(provider, other_names, derived["exactNames"]),
             **derived,
-            "locations": locations_source(provider, locations),
-            "provider": provider_source(provider),
+            "locations": kept,
+            "provider": stored,
+            "listingDigest": listing_digest(stored, kept, periods),
         },
     )
 

@@ -111,6 +111,7 @@ async def _load(es: Any, names: IndexNames, args: argparse.Namespace) -> int:
         replica_wait_s=args.replica_wait,
         reject_file=args.reject_file,
         progress=sys.stderr.isatty(),
+        changes_retention_days=args.changes_retention_days,
     )
     report = await load(es, _sources(args), options)
     print("\n".join(format_report(report)))
@@ -171,7 +172,7 @@ async def _run(args: argparse.Namespace, settings: IndexerSettings) -> int:
             lines, complete = await status_lines(es, names)
             print("\n".join(lines))
             return 0 if complete else 1  # something is not loaded: scripts and probes can tell
-        print("\n".join(await rollback_lines(es, names)))
+        print("\n".join(await rollback_lines(es, names, settings.changes_retention_days)))
         return 0
     finally:
         await es.close()

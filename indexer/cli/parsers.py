@@ -81,6 +81,7 @@ def _load_parser(parser: argparse.ArgumentParser, settings: IndexerSettings) -> 
         help="an index setting of the search index while it loads (repeatable), e.g."
         " index.merge.policy.segments_per_tier=20",
     )
+    _retention_flag(parser, settings)
     _report_flags(parser, "CSV of rejected rows (default rejects/<version>.csv)")
 
 
@@ -132,13 +133,17 @@ def _update_parser(parser: argparse.ArgumentParser, settings: IndexerSettings) -
     )
     parser.add_argument("--max-bulk-errors", type=int, default=UpdateOptions.max_bulk_errors)
     parser.add_argument("--batch-rows", type=int, default=UpdateOptions.batch_rows)
+    _retention_flag(parser, settings)
+    _report_flags(parser, "CSV of rejected rows (default rejects/update-<kind>-...csv)")
+
+
+def _retention_flag(parser: argparse.ArgumentParser, settings: IndexerSettings) -> None:
     parser.add_argument(
         "--changes-retention-days",
         type=int,
         default=settings.changes_retention_days,
         help="how long the change feed keeps a record (default: PD_CHANGES_RETENTION_DAYS)",
     )
-    _report_flags(parser, "CSV of rejected rows (default rejects/update-<kind>-...csv)")
 
 
 def _audit_parser(parser: argparse.ArgumentParser) -> None:

@@ -8,9 +8,12 @@ from typing import Any
 
 from elasticsearch import AsyncElasticsearch
 
+from core.change_log import DEFAULT_RETENTION_DAYS
+from core.changes import now
 from core.index_contract import INDEX_KINDS, IndexNames
 from indexer import versions
-from indexer.change_log import delivery_backlog, published_marks
+from indexer.change_diff import record_difference
+from indexer.change_log import ChangeLog, delivery_backlog, published_marks
 from indexer.lock import current_lock, job_lock
 from indexer.publication import publish
 from indexer.update.live_version import LiveVersion, live_version, refresh_paused, resume_refresh
@@ -79,15 +82,29 @@ async def status_lines(es: AsyncElasticsearch, names: IndexNames) -> tuple[list[
     return lines, all(state.index is not None for state in states)
 
 
-async def rollback_lines(es: AsyncElasticsearch, names: IndexNames) -> list[str]:
-    """Swap back to the previous full version; say which updates that drops."""
+async def rollback_lines(
+    es: AsyncElasticsearch, names: IndexNames, retention_days: int = DEFAULT_RETENTION_DAYS
+) -> list[str]:
+    """Swap back to the previous full version; say which updates that drops. The change feed
+    records the way back (indexer.change_diff)."""
     async with job_lock(es, names, "rollback", names.prefix):
         live = await _live_or_none(es, names)
+        served = await versions.current_version(es, names)
         target = await versions.rollback(es, names)
         # An update killed while writing to the target left its refresh off.
         await resume_refresh(es, [names.versioned(kind, target) for kind in INDEX_KINDS])
-        await publish(es, names, target, "rollback")
+        changes = await ChangeLog.begin(es, names, "rollback")
+        told = await record_difference(
+            es, names, changes, served, target, f"rollback to {target}", now()
+        )
+        marks = await changes.commit(retention_days)
+        await publish(es, names, target, "rollback", marks)
     lines = [f"rolled back to version {target}"]
+    lines.append(
+        f"change feed        {told.skipped}"
+        if told.skipped
+        else f"change feed        {told.recorded:,} changes back to it"
+    )
     if live is not None and live.updates:
         files = ", ".join(update.get("file", "?") for update in live.updates)
         lines.append(

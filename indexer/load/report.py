@@ -39,6 +39,10 @@ class LoadReport:
     plan_net_only: int = 0
     plan_net_coverage: int = 0
     orphans_removed: list[str] = field(default_factory=list)
+    # The change feed's records of what it changed from the version served before, or why
+    # none was compared (indexer.change_diff).
+    changes_recorded: int = 0
+    changes_skipped: str | None = None
     copies: str = (
         ""  # the new version's health when served: green, or yellow (indexer.load.replicas)
     )
@@ -133,6 +137,11 @@ def format_report(report: LoadReport) -> list[str]:
         lines.append(f"copies             {report.copies} after {report.copies_wait_s:.1f} s")
     if report.orphans_removed:
         lines.append(f"orphans removed    {', '.join(report.orphans_removed)}")
+    lines.append(
+        f"change feed        {report.changes_skipped}"
+        if report.changes_skipped
+        else f"change feed        {report.changes_recorded:,} changes from the version before"
+    )
     if report.reject_file is not None:
         lines.append(f"reject file        {report.reject_file}")
     rate = report.rows_read / report.elapsed_s if report.elapsed_s else 0.0

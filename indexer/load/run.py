@@ -16,10 +16,14 @@ from pathlib import Path
 
 from elasticsearch import AsyncElasticsearch
 
+from core.change_log import DEFAULT_RETENTION_DAYS
+from core.changes import now
 from core.geo import lookup_zip
 from core.index_contract import IndexKind, IndexNames
 from indexer import provenance, versions
 from indexer.assembly.plans import plan_file_rows, read_offered_plans
+from indexer.change_diff import record_difference
+from indexer.change_log import ChangeLog
 from indexer.load import preflight
 from indexer.load.pipeline import ActionStream, SideTables
 from indexer.load.replicas import CopiesUnavailable, check_replicas, wait_for_copies
@@ -57,6 +61,7 @@ class LoadOptions:
     # How long the swap waits for the replicas to be placed (indexer.load.replicas); then it goes
     # ahead if every primary is active. A 9M version's copies take minutes to recover.
     replica_wait_s: float = 900.0
+    changes_retention_days: int = DEFAULT_RETENTION_DAYS  # indexer.change_log
 
 
 class LoadError(RuntimeError):
@@ -166,6 +171,13 @@ async def _load(es: AsyncElasticsearch, sources: SourceFiles, options: LoadOptio
             report.documents = await versions.count_documents(es, indices)
             _verify(report)
             await versions.mark_complete(es, list(indices.values()), report.version, record)
+            # What it changes, recorded before it is served and counted once it is published.
+            served = await versions.current_version(es, options.names)
+            changes = await ChangeLog.begin(es, options.names, "load")
+            told = await record_difference(
+                es, options.names, changes, served, report.version, sources.main.name, now()
+            )
+            report.changes_recorded, report.changes_skipped = told.recorded, told.skipped
             await versions.swap_aliases(es, options.names, report.version)
         except BaseException:
             # Never delete what the aliases reached (a swap that completed as we were cancelled).
@@ -176,7 +188,8 @@ async def _load(es: AsyncElasticsearch, sources: SourceFiles, options: LoadOptio
             raise
     report.source_rejected = Counter(rejects.counts)
     report.reject_file = reject_path if rejects.written else None
-    await publish(es, options.names, report.version, "load")
+    marks = await changes.commit(options.changes_retention_days)
+    await publish(es, options.names, report.version, "load", marks)
     await versions.prune(es, options.names, keep=options.keep_versions)
     report.finish(time.monotonic() - started)
     return report

@@ -19,12 +19,12 @@ from core.plan_resources import plans_removals
 from core.plans import plan_doc_id_of, plan_key_of
 from indexer.assembly import plan_net
 from indexer.assembly.plan_net_published import published_documents
+from indexer.change_diff import every_plan
 from indexer.sources.plan_net import PlanNetDirectory
 from indexer.update import indexed as current
 from indexer.update.live_version import LiveVersion
 from indexer.update.networks import PlanKey
 from indexer.update.options import UpdateError
-from indexer.update.plans import every_plan
 from indexer.update.removals import record_removals
 from indexer.write.bulk import Action, Origin, bulk_index, delete_action, index_action
 

@@ -20,12 +20,12 @@ from elasticsearch.helpers import async_scan
 from core.change_log import Change
 from core.change_records import plan_changes
 from core.changes import CHANGED_AT, unstamped
-from core.documents import Plan
 from core.index_contract import COVERAGE_FIELDS, PLAN_FIELDS, PLAN_READ_SOURCE
 from core.plan_offers import OfferedPlanDoc
 from core.plan_resources import plans_removals
 from core.plans import plan_doc_id_of
 from indexer.assembly.plans import PLAN_FINDER, read_offered_plans
+from indexer.change_diff import every_plan
 from indexer.sources.discovery import PlanFiles
 from indexer.update import indexed as current
 from indexer.update.live_version import LiveVersion, visible_together
@@ -46,15 +46,6 @@ async def _indexed_plans(es: Any, index: str, years: set[int]) -> dict[str, dict
                 ]
             }
         },
-        "_source": PLAN_READ_SOURCE,
-    }
-    return {hit["_id"]: hit["_source"] async for hit in async_scan(es, index=index, query=query)}
-
-
-async def every_plan(es: Any, index: str) -> dict[str, Plan]:
-    """Every plan of the index (a few hundred; not the published resources beside them)."""
-    query = {
-        "query": {"bool": {"must_not": {"exists": {"field": PLAN_FIELDS.resourceType}}}},
         "_source": PLAN_READ_SOURCE,
     }
     return {hit["_id"]: hit["_source"] async for hit in async_scan(es, index=index, query=query)}

@@ -89,7 +89,7 @@ async def test_two_processes_deliver_each_batch_once(
     settings: Settings,
 ) -> None:
     client = Client(await serve(settings), settings)
-    npis = _npis(40)
+    npis = _npis(20)
     async with receiving(Receiver()) as receiver:
         made = {npi: await client.watch(f"{receiver.base}/{npi}", npis=[npi]) for npi in npis}
         async with (
