@@ -64,8 +64,14 @@ es-status: install
 
 # Tests that start their own Elasticsearch clusters (tests/cluster/: the launcher's cluster, a
 # node killed under load); `make test` skips them. PD_NODE_LOSS_FIGURES=file keeps the figures.
+# The two modules side by side (each mostly waits on its JVMs), the launcher's output after.
 cluster-test: install
-	PD_CLUSTER_TESTS=1 $(VENV)/bin/pytest -q --durations=15 tests/cluster
+	@log=$$(mktemp); \
+	PD_CLUSTER_TESTS=1 $(VENV)/bin/pytest -q -p no:cacheprovider --durations=5 \
+	  tests/cluster/test_launcher_cluster.py >"$$log" 2>&1 & launcher=$$!; \
+	PD_CLUSTER_TESTS=1 $(VENV)/bin/pytest -q --durations=15 tests/cluster/test_node_loss.py; \
+	loss=$$?; wait $$launcher; launched=$$?; cat "$$log"; rm -f "$$log"; \
+	test $$loss -eq 0 -a $$launched -eq 0
 
 # Search and coverage harnesses against an index already loaded under BENCH_PREFIX (`make run`
 # loads the sample under the default prefix); the indexer harness and the 134k/1M runs are in

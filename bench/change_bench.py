@@ -2,7 +2,7 @@
 
 Usage:
     python -m bench.change_bench feed --prefix PREFIX [--records 500000] [--npis 200000]
-        [--seconds 20] [--levels 1,16]
+        [--seconds 20] [--levels 1,16]     # PREFIX: a loaded one (the service waits for it)
     python -m bench.change_bench webhooks --prefix PREFIX [--watches 1000] [--rounds 3]
 
 ``feed``: a feed of ``--records`` changes of ``--npis`` providers (written as updates write
@@ -143,7 +143,11 @@ async def _receive(fd: int) -> None:
         await request.read()
         return web.Response(status=204)
 
+    async def ready(_request: web.Request) -> web.Response:
+        return web.Response(status=200)
+
     app = web.Application(client_max_size=1 << 20)
+    app.router.add_get("/readyz", ready)  # what bench.harness.wait_ready asks
     app.router.add_post("/{tail:.*}", answer)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()

@@ -2,7 +2,8 @@
 and the one served after, as change records (core.change_records, DESIGN 5.10).
 
 Every search document carries the digest of what it serves (core.search_fields.listing_digest),
-in doc values. The two versions' digests are read by key (a scan of doc values, no source), and
+in doc values. The version served before is read by key (a scan of doc values, no source), the
+new one as its load writes it (``Digests``, 16 bytes a provider; a rollback reads both), and
 only the providers whose digest differs, or that one version lacks, are read whole from both and
 compared as the updates compare them (``provider_changes``). Plans are few: every plan of both
 versions is compared (``plan_changes``). A reload of the same files changes no digest and
@@ -12,12 +13,16 @@ nothing is recorded against it, and the report says so.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from array import array
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from hashlib import blake2b
 from typing import Any
 
+import numpy as np
 from elasticsearch import AsyncElasticsearch
 from elasticsearch.helpers import async_scan
+from numpy.typing import NDArray
 
 from core.change_log import Change
 from core.change_records import listed, plan_changes, provider_changes
@@ -47,10 +52,55 @@ async def every_plan(es: AsyncElasticsearch, index: str) -> dict[str, Plan]:
     return {hit["_id"]: hit["_source"] async for hit in async_scan(es, index=index, query=query)}
 
 
-async def digests(es: AsyncElasticsearch, index: str) -> dict[str, int]:
-    """Each provider's digest, by key, read from doc values."""
+class Digests:
+    """Providers' listing digests by key, 16 bytes a provider (a 9M version: 144 MB): an NPI
+    key as its number, any other key (an id) as a negative code it is looked up by."""
+
+    def __init__(self) -> None:
+        self._keys = array("q")
+        self._digests = array("q")
+        self._named: dict[int, str] = {}
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def add(self, key: str, digest: int) -> None:
+        if len(key) == 10 and key.isdigit():
+            self._keys.append(int(key))
+        else:
+            code = -1 - int.from_bytes(blake2b(key.encode(), digest_size=7).digest(), "big")
+            self._named[code] = key
+            self._keys.append(code)
+        self._digests.append(digest)
+
+    def key(self, code: int) -> str:
+        return f"{code:010d}" if code >= 0 else self._named[code]
+
+    def sorted(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        keys = np.frombuffer(self._keys, dtype=np.int64)
+        order = np.argsort(keys, kind="stable")
+        return keys[order], np.frombuffer(self._digests, dtype=np.int64)[order]
+
+
+def differing(before: Digests, after: Digests) -> list[str]:
+    """The keys one version lacks or whose digests differ, in key order (pure)."""
+    old_keys, old_digests = before.sorted()
+    new_keys, new_digests = after.sorted()
+    common, at_old, at_new = np.intersect1d(
+        old_keys, new_keys, assume_unique=True, return_indices=True
+    )
+    changed = common[old_digests[at_old] != new_digests[at_new]]
+    gone = np.setdiff1d(old_keys, new_keys, assume_unique=True)
+    added = np.setdiff1d(new_keys, old_keys, assume_unique=True)
+    keys = [after.key(int(code)) for code in np.concatenate([changed, added])]
+    keys += [before.key(int(code)) for code in gone]
+    return sorted(keys)
+
+
+async def digests(es: AsyncElasticsearch, index: str) -> Digests:
+    """Each provider's digest, read from doc values (no source)."""
     f = SEARCH_FIELDS
-    found: dict[str, int] = {}
+    found = Digests()
     page = await es.search(
         index=index,
         scroll="5m",
@@ -66,7 +116,7 @@ async def digests(es: AsyncElasticsearch, index: str) -> dict[str, int]:
         while hits := page.body.get("hits", {}).get("hits", []):
             for hit in hits:
                 fields = hit["fields"]
-                found[fields[f.npi][0]] = fields[f.listingDigest][0]
+                found.add(fields[f.npi][0], fields[f.listingDigest][0])
             page = await es.scroll(
                 scroll_id=scroll_id, scroll="5m", filter_path="_scroll_id,hits.hits.fields"
             )
@@ -75,12 +125,6 @@ async def digests(es: AsyncElasticsearch, index: str) -> dict[str, int]:
         if scroll_id:
             await es.options(ignore_status=404).clear_scroll(scroll_id=scroll_id)
     return found
-
-
-def differing(before: Mapping[str, int], after: Mapping[str, int]) -> list[str]:
-    """The keys one version lacks or whose digests differ, in order (pure)."""
-    changed = {key for key, digest in after.items() if before.get(key) != digest}
-    return sorted(changed | (before.keys() - after.keys()))
 
 
 def _chunks(keys: Sequence[str], size: int) -> Iterator[Sequence[str]]:
@@ -101,14 +145,17 @@ async def record_difference(
     after: str,
     source: str,
     at: str,
+    written: Digests | None = None,
 ) -> Difference:
-    """The records of moving the served data from version ``before`` to ``after``."""
+    """The records of moving the served data from version ``before`` to ``after``;
+    ``written``: the digests of ``after`` as its load wrote them (else they are read)."""
     if before is None:
         return Difference(0, "no version was served before")
     if before not in await versions.list_versions(es, names):
         return Difference(0, f"version {before} has another document layout: nothing compared")
     old, new = names.versioned("search", before), names.versioned("search", after)
-    keys = differing(await digests(es, old), await digests(es, new))
+    now_digests = written if written is not None else await digests(es, new)
+    keys = differing(await digests(es, old), now_digests)
     recorded = 0
     for chunk in _chunks(keys, READ):
         was, now = await _sources(es, old, chunk), await _sources(es, new, chunk)

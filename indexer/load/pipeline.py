@@ -35,6 +35,7 @@ from indexer.assembly.npiset import NpiSet
 from indexer.assembly.plan_net import Overlay
 from indexer.assembly.plan_net_published import published_documents
 from indexer.assembly.scorecard import ListingTally, directory_facts, scorecard
+from indexer.change_diff import Digests
 from indexer.load.progress import LoadProgress
 from indexer.load.report import LoadReport
 from indexer.sources.coverage import CoverageDelete, CoverageRow, read_coverage
@@ -95,6 +96,8 @@ class ActionStream:
         self._not_joined = NpiSet(filter(is_valid_npi, directory.providers if directory else ()))
         # Its scorecard, counted from the documents of the providers it lists (no work without).
         self._tally = ListingTally(directory.source) if directory else None
+        # What each search document serves, for the change feed (indexer.change_diff).
+        self.digests = Digests()
 
     def __iter__(self) -> Iterator[Action]:
         yield from self._coverage()
@@ -146,6 +149,7 @@ class ActionStream:
     def _documents(self, docs: ProviderDocuments, origin: Origin) -> Iterator[Action]:
         npi = origin.npi
         docs.search[CHANGED_AT] = self._changed_at
+        self.digests.add(docs.search["npi"], docs.search["listingDigest"])
         yield self._provider_line(npi), dumps(docs.lookup()), origin
         yield self._search_line(npi), dumps(docs.search), origin
         if self._tally is not None:
@@ -228,6 +232,7 @@ class ActionStream:
         networks, overlay = self._networks.get, self._overlay
         provider_line, search_line = self._provider_line, self._search_line
         changed_at, ages, deactivated = self._changed_at, self._ages, self._deactivated
+        digested = self.digests.add
         seen = NpiSet()
         providers = 0
         plan_net_npis = self._tables.plan_net is not None
@@ -258,6 +263,7 @@ class ActionStream:
                 yield from self._documents(docs, origin)
                 continue
             docs.search[CHANGED_AT] = changed_at
+            digested(docs.search["npi"], docs.search["listingDigest"])
             yield provider_line(npi), dumps(docs.lookup()), origin
             yield search_line(npi), dumps(docs.search), origin
             for location in docs.locations:

@@ -43,6 +43,7 @@ class LoadReport:
     # none was compared (indexer.change_diff).
     changes_recorded: int = 0
     changes_skipped: str | None = None
+    changes_s: float = 0.0  # how long telling them took
     copies: str = (
         ""  # the new version's health when served: green, or yellow (indexer.load.replicas)
     )
@@ -141,6 +142,7 @@ def format_report(report: LoadReport) -> list[str]:
         f"change feed        {report.changes_skipped}"
         if report.changes_skipped
         else f"change feed        {report.changes_recorded:,} changes from the version before"
+        f" ({report.changes_s:.1f} s)"
     )
     if report.reject_file is not None:
         lines.append(f"reject file        {report.reject_file}")

@@ -173,11 +173,20 @@ async def _load(es: AsyncElasticsearch, sources: SourceFiles, options: LoadOptio
             await versions.mark_complete(es, list(indices.values()), report.version, record)
             # What it changes, recorded before it is served and counted once it is published.
             served = await versions.current_version(es, options.names)
+            diff_started = time.monotonic()
             changes = await ChangeLog.begin(es, options.names, "load")
             told = await record_difference(
-                es, options.names, changes, served, report.version, sources.main.name, now()
+                es,
+                options.names,
+                changes,
+                served,
+                report.version,
+                sources.main.name,
+                now(),
+                stream.digests,
             )
             report.changes_recorded, report.changes_skipped = told.recorded, told.skipped
+            report.changes_s = time.monotonic() - diff_started
             await versions.swap_aliases(es, options.names, report.version)
         except BaseException:
             # Never delete what the aliases reached (a swap that completed as we were cancelled).

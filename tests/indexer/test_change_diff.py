@@ -1,0 +1,35 @@
+"""indexer.change_diff's comparison of two versions' digests, on hand-made digests (pure)."""
+
+from __future__ import annotations
+
+from indexer.change_diff import Digests, differing
+
+UUID = "6f1c1f0e-3a52-5b8e-9a34-4f1d2c8b7e10"
+
+
+def _digests(pairs: dict[str, int]) -> Digests:
+    found = Digests()
+    for key, digest in pairs.items():
+        found.add(key, digest)
+    return found
+
+
+def test_the_keys_that_differ_appear_or_go_and_nothing_else() -> None:
+    before = _digests({"1000000004": 1, "0000000019": -2, "1999999992": 3, UUID: 7})
+    after = _digests({"1999999992": 3, "1000000004": 9, "1234567893": 4, UUID: 7})
+    # 1000000004 changed, 0000000019 went, 1234567893 came; the rest are alike.
+    assert differing(before, after) == ["0000000019", "1000000004", "1234567893"]
+
+
+def test_keys_that_are_no_npi_are_told_back_as_given() -> None:
+    before = _digests({UUID: 1})
+    other = "a-payer's-own-key"
+    after = _digests({UUID: 2, other: 5})
+    assert differing(before, after) == sorted([UUID, other])
+    assert differing(after, after) == []
+    assert differing(Digests(), after) == sorted([UUID, other])
+    assert differing(after, Digests()) == sorted([UUID, other])
+
+
+def test_a_leading_zero_npi_keeps_its_ten_digits() -> None:
+    assert differing(_digests({"0000000019": 1}), Digests()) == ["0000000019"]
