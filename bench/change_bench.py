@@ -46,6 +46,7 @@ from bench.harness import (
 from core.change_log import CHANGE_KINDS, Change, encode_cursor
 from core.es_client import make_client
 from core.index_contract import IndexNames
+from core.watches import MAX_WATCHES_PER_SUBJECT
 from indexer.change_log import ChangeLog
 from indexer.publication import publish
 from service.changes.read import Followed, changes_query
@@ -181,7 +182,8 @@ async def webhooks(args: argparse.Namespace) -> None:
         for n in range(args.watches):
             npis = [_npi(n * PER_WATCH + k) for k in range(PER_WATCH)]
             request = WatchRequest(npis=npis, url=f"{receiver_url}/hooks/{n}")
-            await create_watch(es, names, "bench", request, rules)
+            subject = f"bench-advisor-{n // MAX_WATCHES_PER_SUBJECT}"  # each within the bound
+            await create_watch(es, names, subject, request, rules)
             followed.append(npis[0])
         rng = random.Random(args.seed)
         print(f"{args.watches:,} watches of {PER_WATCH} NPIs, a change for each per round;"
