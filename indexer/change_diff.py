@@ -13,7 +13,6 @@ nothing is recorded against it, and the report says so.
 
 from __future__ import annotations
 
-import asyncio
 from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -33,7 +32,6 @@ from indexer import versions
 from indexer.change_log import ChangeLog
 
 PAGE = 10_000  # digests per scroll page
-SLICES = 2
 READ = 500  # providers read whole per request
 
 
@@ -100,26 +98,18 @@ def differing(before: Digests, after: Digests) -> list[str]:
 
 
 async def digests(es: AsyncElasticsearch, index: str) -> Digests:
-    """Each provider's digest, read from doc values (no source), in ``SLICES`` scrolls side by
-    side (Elasticsearch fetches each on a core of its own)."""
-    found = Digests()
-    await asyncio.gather(*(_scrolled(es, index, part, found) for part in range(SLICES)))
-    return found
-
-
-async def _scrolled(es: AsyncElasticsearch, index: str, part: int, found: Digests) -> None:
+    """Each provider's digest, read from doc values (no source)."""
     f = SEARCH_FIELDS
-    kept = "_scroll_id,hits.hits.fields"
+    found = Digests()
     page = await es.search(
         index=index,
         scroll="5m",
         size=PAGE,
         sort=["_doc"],
-        slice={"id": part, "max": SLICES},
         source=False,
         stored_fields="_none_",
         docvalue_fields=[{"field": f.npi}, {"field": f.listingDigest}],
-        filter_path=kept,
+        filter_path="_scroll_id,hits.hits.fields",
     )
     scroll_id = page.get("_scroll_id")
     try:
@@ -127,11 +117,14 @@ async def _scrolled(es: AsyncElasticsearch, index: str, part: int, found: Digest
             for hit in hits:
                 fields = hit["fields"]
                 found.add(fields[f.npi][0], fields[f.listingDigest][0])
-            page = await es.scroll(scroll_id=scroll_id, scroll="5m", filter_path=kept)
+            page = await es.scroll(
+                scroll_id=scroll_id, scroll="5m", filter_path="_scroll_id,hits.hits.fields"
+            )
             scroll_id = page.get("_scroll_id", scroll_id)
     finally:
         if scroll_id:
             await es.options(ignore_status=404).clear_scroll(scroll_id=scroll_id)
+    return found
 
 
 def _chunks(keys: Sequence[str], size: int) -> Iterator[Sequence[str]]:
