@@ -68,8 +68,10 @@ class Digests:
         if len(key) == 10 and key.isdigit():
             self._keys.append(int(key))
         else:
-            code = -1 - int.from_bytes(blake2b(key.encode(), digest_size=7).digest(), "big")
-            self._named[code] = key
+            # str(): a document Elasticsearch will refuse may hold anything (the load counts it).
+            named = str(key).encode()
+            code = -1 - int.from_bytes(blake2b(named, digest_size=7).digest(), "big")
+            self._named[code] = str(key)
             self._keys.append(code)
         self._digests.append(digest)
 
