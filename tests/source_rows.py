@@ -4,6 +4,7 @@ indexer code), so tests compare the indexer against the file rather than against
 from __future__ import annotations
 
 import csv
+import functools
 import gzip
 import math
 import re
@@ -17,9 +18,15 @@ EARTH_RADIUS_MILES = 3958.7613
 
 
 def nppes_rows(path: Path) -> list[dict[str, str]]:
+    """The file's rows, each a fresh dict the caller may change."""
+    return [dict(row) for row in _parsed(path, path.stat().st_mtime_ns)]
+
+
+@functools.lru_cache(maxsize=8)
+def _parsed(path: Path, _modified: int) -> tuple[dict[str, str], ...]:
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rt", encoding="utf-8-sig", newline="") as handle:
-        return list(csv.DictReader(handle))
+        return tuple(csv.DictReader(handle))
 
 
 def _date(value: str) -> datetime | None:

@@ -6,6 +6,8 @@ document that describes exactly what it serves.
 
 from __future__ import annotations
 
+import copy
+import functools
 from typing import Any
 
 from pydantic import TypeAdapter
@@ -36,7 +38,10 @@ DESCRIPTION = (
 )
 
 
+@functools.cache
 def _schemas() -> Json:
+    """The models' JSON Schemas: no setting changes them, so they are made once a process (each
+    document takes a copy)."""
     requests = [t for feature in FEATURES for t in feature.requests]
     answers = [*(t for feature in FEATURES for t in feature.answers), *_EDGE_ANSWERS]
     inputs: list[tuple[str, JsonSchemaMode, TypeAdapter[Any]]] = [
@@ -112,7 +117,7 @@ def openapi_document(settings: Settings) -> Json:
         ],
         "paths": paths,
         "components": {
-            "schemas": _schemas(),
+            "schemas": copy.deepcopy(_schemas()),
             "headers": header_components(),
             "securitySchemes": {
                 "bearerAuth": {

@@ -39,7 +39,9 @@ def _served_id(resource_id: str, directory: str = PLAN_NET_NAME) -> str:
     return re.sub(r"[^A-Za-z0-9.-]+", "-", f"{directory}-{resource_id}").strip("-")[:64]
 
 
+@cache
 def _by_ref(kind: str) -> dict[str, Json]:
+    """The export's resources of ``kind`` by reference (read once; never changed)."""
     return {f"{kind}/{r['id']}": r for r in resources(kind)}
 
 
@@ -84,15 +86,24 @@ def _organization_ref(resource: Json, kind: str) -> str:
     return str(resource.get(ORGANIZATION_OF[kind], {}).get("reference", ""))
 
 
+@cache
+def _affiliations() -> dict[str, list[Json]]:
+    """The export's affiliations by their participating organisation's reference."""
+    found: dict[str, list[Json]] = {}
+    for affiliation in resources("OrganizationAffiliation"):
+        found.setdefault(affiliation["participatingOrganization"].get("reference"), []).append(
+            affiliation
+        )
+    return found
+
+
 def _sites(organization_ref: str) -> list[Json]:
     """The addresses of the sites a provider organisation's affiliations name (theirs and
     their services'): where it practises, what its ``address`` is."""
     services = _by_ref("HealthcareService")
     locations = _by_ref("Location")
     sites: list[str] = []
-    for affiliation in resources("OrganizationAffiliation"):
-        if affiliation["participatingOrganization"].get("reference") != organization_ref:
-            continue
+    for affiliation in _affiliations().get(organization_ref, []):
         sites += [loc["reference"] for loc in affiliation.get("location", [])]
         for named in affiliation.get("healthcareService", []):
             sites += [loc["reference"] for loc in services[named["reference"]].get("location", [])]
