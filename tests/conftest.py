@@ -333,6 +333,16 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Producer) -> WholeMo
     return WholeModules(config, log)
 
 
+# The longest units of work (the FHIR tests, on one worker, take a quarter of the suite): dealt
+# out first, so no worker is left running one of them alone at the end.
+LONGEST_FIRST = (FHIR_TESTS, "tests/service/test_schemathesis.py")
+
+
+@pytest.hookimpl(trylast=True)  # after pytest-randomly's shuffle, whose order is kept otherwise
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: not item.nodeid.startswith(LONGEST_FIRST))
+
+
 def _distributed(config: pytest.Config) -> bool:
     """The controller of a pytest-xdist run (``-n N``): its workers run the tests."""
     return bool(config.getoption("numprocesses", None)) and not hasattr(config, "workerinput")
