@@ -6,7 +6,8 @@ The wheels are for this interpreter's version and platform, which must be the ba
 (Python 3.11 on glibc: python:3.11-slim or the Debian bookworm stand-in), and pinned to the
 versions installed here (``pip freeze`` as constraints), so the image runs what the tests ran.
 They are made again only when pyproject.toml, those versions or the interpreter changed (a stamp
-file records them).
+file records them), and kept per recipe in the user's cache folder (``$XDG_CACHE_HOME`` or
+~/.cache, provider-directory/wheelhouse), so a new checkout links them instead of making them.
 
 Usage: ``python -m devtools.wheelhouse`` (prints the folder).
 """
@@ -14,6 +15,8 @@ Usage: ``python -m devtools.wheelhouse`` (prints the folder).
 from __future__ import annotations
 
 import hashlib
+import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -26,6 +29,7 @@ STAMP = WHEELHOUSE / ".stamp"
 # The project is built from its sources inside the image: its own wheel is not kept.
 PROJECT_WHEEL = "provider_directory-*.whl"
 BUILD_BACKEND = ("setuptools>=69", "wheel")
+MADE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "provider-directory"
 
 
 def _installed() -> str:
@@ -53,32 +57,51 @@ def fill() -> Path:
         return WHEELHOUSE
     for old in WHEELHOUSE.glob("*.whl"):
         old.unlink()
-    print(f"pip wheel into {WHEELHOUSE} ...", file=sys.stderr, flush=True)
-    with tempfile.NamedTemporaryFile("w", suffix=".txt") as pins:
-        pins.write(constraints)
-        pins.flush()
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "wheel",
-                "--quiet",
-                "--disable-pip-version-check",
-                "--constraint",
-                pins.name,
-                "--wheel-dir",
-                str(WHEELHOUSE),
-                str(REPO_ROOT),
-                *BUILD_BACKEND,
-            ],
-            check=True,
-        )
-    for own in WHEELHOUSE.glob(PROJECT_WHEEL):
-        own.unlink()
+    made = MADE / "wheelhouse" / recipe
+    if not any(made.glob("*.whl")):
+        _make(constraints, made)
+    for wheel in made.glob("*.whl"):
+        try:
+            os.link(wheel, WHEELHOUSE / wheel.name)
+        except OSError:  # another file system
+            shutil.copyfile(wheel, WHEELHOUSE / wheel.name)
     STAMP.write_text(recipe)
     return WHEELHOUSE
 
 
 if __name__ == "__main__":
     print(fill())
+
+
+def _make(constraints: str, made: Path) -> None:
+    """``pip wheel`` of the recipe into ``made`` (whole or not at all)."""
+    made.parent.mkdir(parents=True, exist_ok=True)
+    print(f"pip wheel into {made} ...", file=sys.stderr, flush=True)
+    building = Path(tempfile.mkdtemp(dir=made.parent))
+    try:
+        with tempfile.NamedTemporaryFile("w", suffix=".txt") as pins:
+            pins.write(constraints)
+            pins.flush()
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "pip",
+                    "wheel",
+                    "--quiet",
+                    "--disable-pip-version-check",
+                    "--constraint",
+                    pins.name,
+                    "--wheel-dir",
+                    str(building),
+                    str(REPO_ROOT),
+                    *BUILD_BACKEND,
+                ],
+                check=True,
+            )
+        for own in building.glob(PROJECT_WHEEL):
+            own.unlink()
+        shutil.rmtree(made, ignore_errors=True)
+        building.rename(made)
+    finally:
+        shutil.rmtree(building, ignore_errors=True)
