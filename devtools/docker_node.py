@@ -23,7 +23,7 @@ from testcontainers.core.config import testcontainers_config
 from testcontainers.core.container import DockerContainer
 
 from devtools.distribution import ES_VERSION, LauncherError
-from devtools.local_node import free_port, healthy
+from devtools.local_node import free_port, healthy, java_options
 from devtools.settings import LauncherSettings
 
 ES_DOCKER_IMAGE = f"docker.elastic.co/elasticsearch/elasticsearch:{ES_VERSION}"
@@ -96,7 +96,7 @@ def start_docker(settings: LauncherSettings) -> tuple[str, str]:
         "transport.port": str(free_port()),
         "cluster.routing.allocation.disk.threshold_enabled": "false",
         "action.destructive_requires_name": "false",
-        "ES_JAVA_OPTS": f"-Xms{settings.heap} -Xmx{settings.heap}",
+        "ES_JAVA_OPTS": java_options(settings, settings.heap),
     }
     node = DockerContainer(
         image_name(settings), name=f"{CONTAINER_PREFIX}{port}", env=options, network_mode="host"

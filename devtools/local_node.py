@@ -82,11 +82,16 @@ def command_line(spec: NodeSpec) -> list[str]:
     return args
 
 
+def java_options(settings: LauncherSettings, heap: str) -> str:
+    """ES_JAVA_OPTS of a node: its heap, and the operator's options (PD_ES_JVM_OPTIONS)."""
+    return f"-Xms{heap} -Xmx{heap} {settings.jvm_options}".strip()
+
+
 def environment(settings: LauncherSettings, spec: NodeSpec) -> dict[str, str]:
     env = {
         "PATH": settings.path,
         "ES_JAVA_HOME": java_home(settings),
-        "ES_JAVA_OPTS": f"-Xms{spec.heap} -Xmx{spec.heap}",
+        "ES_JAVA_OPTS": java_options(settings, spec.heap),
         "HOME": str(spec.root),
     }
     if spec.own_config:

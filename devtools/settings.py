@@ -28,6 +28,8 @@ class LauncherSettings(BaseSettings):
     pull_timeout_s: float = Field(default=600.0, gt=0, validation_alias="PD_ES_PULL_TIMEOUT")
     cache_dir: Path = Field(default=REPO_ROOT / ".cache", validation_alias="PD_CACHE_DIR")
     heap: str = Field(default="1g", pattern=r"^[0-9]+[mgMG]$", validation_alias="PD_ES_HEAP")
+    # More JVM options for every node the launcher starts (the tests' nodes: tests/conftest.py).
+    jvm_options: str = Field(default="", validation_alias="PD_ES_JVM_OPTIONS")
     # A local cluster (`start --nodes N`): each node's heap, and a name that keeps clusters of
     # several checkouts or test runs apart (their directories and records are named after it).
     cluster_heap: str = Field(

@@ -44,6 +44,11 @@ if TYPE_CHECKING:
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "data" / "sample"
 TEST_SECRET = secrets.token_urlsafe(32)
 TEST_ES_TIMEOUT_S = 30.0
+# Every node the tests start (the session's, the clusters', the containers') compiles with C1
+# only: a node that lives minutes spends half its start-up CPU in the C2 compiler (a start took
+# 19 s of CPU with it, 10 s without), and the suite runs on two cores.
+TEST_JVM_OPTIONS = "-XX:TieredStopAtLevel=1"
+os.environ.setdefault("PD_ES_JVM_OPTIONS", TEST_JVM_OPTIONS)
 # "Today" for the sample's load and its service, pinned: the day the sample's coverage rows
 # terminate (terminations are exclusive, so those rows are no longer in force on it).
 SAMPLE_TODAY = date(2026, 7, 1)

@@ -27,7 +27,7 @@ from devtools.docker_node import engine_problem
 from devtools.image import Images, build
 from devtools.local_node import free_port
 from devtools.settings import REPO_ROOT
-from tests.conftest import TEST_ES_TIMEOUT_S, needs_docker
+from tests.conftest import TEST_ES_TIMEOUT_S, TEST_JVM_OPTIONS, needs_docker
 from tests.containers.stack import Stack, clean_env, compose_command, wait_healthy
 from tests.indexer.update_files import merge
 from tests.source_rows import (
@@ -116,7 +116,7 @@ def stack(images: Images, operator_dir: Path) -> Iterator[Stack]:
         PD_ES_IMAGE=images.elasticsearch,
         PD_SOURCE_DIR=str(operator_dir),
         PD_JWT_SECRET=secrets.token_urlsafe(32),
-        PD_ES_JAVA_OPTS="-Xms512m -Xmx512m",
+        PD_ES_JAVA_OPTS=f"-Xms512m -Xmx512m {TEST_JVM_OPTIONS}",
         PD_STACK_ES_PORT=str(es_port),
         PD_STACK_ES_TRANSPORT_PORT=str(free_port()),
         PD_STACK_API_PORT=str(api_port := free_port()),

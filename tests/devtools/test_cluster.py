@@ -39,7 +39,11 @@ def options(args: list[str]) -> dict[str, str]:
 @pytest.fixture
 def settings(tmp_path: Path) -> LauncherSettings:
     return LauncherSettings(
-        cache_dir=tmp_path, java_home=Path("/opt/jdk"), cluster_name="unit", stop_timeout_s=1.0
+        cache_dir=tmp_path,
+        java_home=Path("/opt/jdk"),
+        cluster_name="unit",
+        stop_timeout_s=1.0,
+        jvm_options="",
     )
 
 
@@ -102,6 +106,8 @@ def test_the_single_node_is_built_the_same_way(tmp_path: Path, settings: Launche
     assert given["path.data"] == str(tmp_path / "es-node" / "data")
     env = environment(settings, spec)
     assert env["ES_JAVA_OPTS"] == "-Xms1g -Xmx1g" and "ES_PATH_CONF" not in env
+    more = settings.model_copy(update={"jvm_options": "-XX:TieredStopAtLevel=1"})
+    assert environment(more, spec)["ES_JAVA_OPTS"] == "-Xms1g -Xmx1g -XX:TieredStopAtLevel=1"
 
 
 def test_clusters_never_live_in_the_single_node_directory(settings: LauncherSettings) -> None:
