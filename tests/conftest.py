@@ -75,15 +75,14 @@ CONTAINER_TESTS = "PD_CONTAINER_TESTS"  # set by `make container-test`
 
 
 def needs_docker(problem: str | None) -> None:
-    """``needs`` for a Docker engine. ``make container-test`` (PD_CONTAINER_TESTS=1) is where
-    these tests are the point, so there a missing engine is ``needs``: a failure with CI=true.
-    Under ``make test`` (which CI runs before it starts its engine) they run when an engine
-    answers, and otherwise are skipped, saying where they do run."""
-    if problem is None:
-        return
+    """For a test of the containers: they run under ``make container-test``
+    (PD_CONTAINER_TESTS=1), where a missing engine is ``needs`` (a failure with CI=true); CI runs
+    it beside ``make test``, on the engine it starts. Anywhere else they are skipped, saying
+    where they run."""
     if os.environ.get(CONTAINER_TESTS) == "1":
         needs(problem)
-    pytest.skip(f"{problem}; run by `make container-test`")
+        return
+    pytest.skip(f"run by `make container-test`{f' ({problem})' if problem else ''}")
 
 
 def missing(problem: str) -> NoReturn:
