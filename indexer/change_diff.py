@@ -2,8 +2,8 @@
 and the one served after, as change records (core.change_records, DESIGN 5.10).
 
 Every search document carries the digest of what it serves (core.search_fields.listing_digest),
-in doc values. The version served before is read by key (a scan of doc values, no source), the
-new one as its load writes it (``Digests``, 16 bytes a provider; a rollback reads both), and
+in doc values. The version served before is read by key (a scan of doc values, no source; a
+load reads it beside its own refresh and merge), the new one as its load writes it (``Digests``, 16 bytes a provider; a rollback reads both), and
 only the providers whose digest differs, or that one version lacks, are read whole from both and
 compared as the updates compare them (``provider_changes``). Plans are few: every plan of both
 versions is compared (``plan_changes``). A reload of the same files changes no digest and
@@ -139,25 +139,44 @@ async def _sources(es: AsyncElasticsearch, index: str, keys: Sequence[str]) -> d
     return {doc["_id"]: doc["_source"] for doc in found["docs"] if doc.get("found")}
 
 
+@dataclass(frozen=True)
+class Served:
+    """The version served before a job, as read for comparing: its digests, or why none."""
+
+    version: str | None
+    digests: Digests | None
+    skipped: str | None = None
+
+
+async def read_served(es: AsyncElasticsearch, names: IndexNames, version: str | None) -> Served:
+    """``version``'s digests (a scan of its search index: a load reads them beside its own
+    refresh and merge, which leave a core idle), or why there is nothing to compare."""
+    if version is None:
+        return Served(None, None, "no version was served before")
+    if version not in await versions.list_versions(es, names):
+        return Served(
+            version, None, f"version {version} has another document layout: nothing compared"
+        )
+    return Served(version, await digests(es, names.versioned("search", version)))
+
+
 async def record_difference(
     es: AsyncElasticsearch,
     names: IndexNames,
     changes: ChangeLog,
-    before: str | None,
+    served: Served,
     after: str,
     source: str,
     at: str,
     written: Digests | None = None,
 ) -> Difference:
-    """The records of moving the served data from version ``before`` to ``after``;
+    """The records of moving the served data from ``served`` to version ``after``;
     ``written``: the digests of ``after`` as its load wrote them (else they are read)."""
-    if before is None:
-        return Difference(0, "no version was served before")
-    if before not in await versions.list_versions(es, names):
-        return Difference(0, f"version {before} has another document layout: nothing compared")
-    old, new = names.versioned("search", before), names.versioned("search", after)
+    if served.digests is None or served.version is None:
+        return Difference(0, served.skipped)
+    old, new = names.versioned("search", served.version), names.versioned("search", after)
     now_digests = written if written is not None else await digests(es, new)
-    keys = differing(await digests(es, old), now_digests)
+    keys = differing(served.digests, now_digests)
     recorded = 0
     for chunk in _chunks(keys, READ):
         was, now = await _sources(es, old, chunk), await _sources(es, new, chunk)
@@ -166,7 +185,7 @@ async def record_difference(
             told += provider_changes(key, listed(was.get(key)), listed(now.get(key)), source)
         await changes.record(told, at)
         recorded += len(told)
-    plans_before = await every_plan(es, names.versioned("plans", before))
+    plans_before = await every_plan(es, names.versioned("plans", served.version))
     plans_after = await every_plan(es, names.versioned("plans", after))
     told = []
     for plan_id in sorted(plans_before.keys() | plans_after.keys()):

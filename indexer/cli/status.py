@@ -12,7 +12,7 @@ from core.change_log import DEFAULT_RETENTION_DAYS
 from core.changes import now
 from core.index_contract import INDEX_KINDS, IndexNames
 from indexer import versions
-from indexer.change_diff import record_difference
+from indexer.change_diff import read_served, record_difference
 from indexer.change_log import ChangeLog, delivery_backlog, published_marks
 from indexer.lock import current_lock, job_lock
 from indexer.publication import publish
@@ -94,8 +94,9 @@ async def rollback_lines(
         # An update killed while writing to the target left its refresh off.
         await resume_refresh(es, [names.versioned(kind, target) for kind in INDEX_KINDS])
         changes = await ChangeLog.begin(es, names, "rollback")
+        before = await read_served(es, names, served)
         told = await record_difference(
-            es, names, changes, served, target, f"rollback to {target}", now()
+            es, names, changes, before, target, f"rollback to {target}", now()
         )
         marks = await changes.commit(retention_days)
         await publish(es, names, target, "rollback", marks)

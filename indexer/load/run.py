@@ -22,7 +22,7 @@ from core.geo import lookup_zip
 from core.index_contract import IndexKind, IndexNames
 from indexer import provenance, versions
 from indexer.assembly.plans import plan_file_rows, read_offered_plans
-from indexer.change_diff import record_difference
+from indexer.change_diff import read_served, record_difference
 from indexer.change_log import ChangeLog
 from indexer.load import preflight
 from indexer.load.pipeline import ActionStream, SideTables
@@ -159,27 +159,37 @@ async def _load(es: AsyncElasticsearch, sources: SourceFiles, options: LoadOptio
                     f"{errors.count} documents failed to index (allowed {errors.allowed});"
                     f" see {reject_path}"
                 )
-            await versions.finish_version(
-                es, list(indices.values()), options.replicas, options.force_merge
-            )
-            try:
-                copies = await wait_for_copies(es, list(indices.values()), options.replica_wait_s)
-            except CopiesUnavailable as error:
-                raise LoadError(str(error)) from None
-            report.copies = copies.status
-            report.copies_wait_s = copies.waited_s
-            report.documents = await versions.count_documents(es, indices)
-            _verify(report)
-            await versions.mark_complete(es, list(indices.values()), report.version, record)
-            # What it changes, recorded before it is served and counted once it is published.
+            # The served version's digests are read beside the refresh and the merge, which
+            # leave the indexer waiting and a core idle (Elasticsearch merges on one thread).
             served = await versions.current_version(es, options.names)
-            diff_started = time.monotonic()
+            reading = asyncio.create_task(read_served(es, options.names, served))
+            reading.add_done_callback(lambda task: task.cancelled() or task.exception())
+            try:
+                await versions.finish_version(
+                    es, list(indices.values()), options.replicas, options.force_merge
+                )
+                try:
+                    copies = await wait_for_copies(
+                        es, list(indices.values()), options.replica_wait_s
+                    )
+                except CopiesUnavailable as error:
+                    raise LoadError(str(error)) from None
+                report.copies = copies.status
+                report.copies_wait_s = copies.waited_s
+                report.documents = await versions.count_documents(es, indices)
+                _verify(report)
+                await versions.mark_complete(es, list(indices.values()), report.version, record)
+                diff_started = time.monotonic()
+                before = await reading
+            finally:
+                reading.cancel()  # a load that failed first no longer waits for it
+            # What it changes, recorded before it is served and counted once it is published.
             changes = await ChangeLog.begin(es, options.names, "load")
             told = await record_difference(
                 es,
                 options.names,
                 changes,
-                served,
+                before,
                 report.version,
                 sources.main.name,
                 now(),
