@@ -3,9 +3,10 @@ and the one served after, as change records (core.change_records, DESIGN 5.10).
 
 Every search document carries the digest of what it serves (core.search_fields.listing_digest),
 in doc values. The version served before is read by key (a scan of doc values, no source; a
-load reads it beside its own refresh and merge), the new one as its load writes it (``Digests``, 16 bytes a provider; a rollback reads both), and
-only the providers whose digest differs, or that one version lacks, are read whole from both and
-compared as the updates compare them (``provider_changes``). Plans are few: every plan of both
+load reads it beside its own refresh and merge), the new one as its load writes it
+(``Digests``, 16 bytes a provider; a rollback reads both), and only the providers whose digest
+differs, or that one version lacks, are read whole from both and compared as the updates
+compare them (``provider_changes``). Plans are few: every plan of both
 versions is compared (``plan_changes``). A reload of the same files changes no digest and
 records nothing. A version of another document layout (``SCHEMA``) has no digests to compare:
 nothing is recorded against it, and the report says so.
@@ -64,6 +65,16 @@ class Digests:
     def __len__(self) -> int:
         return len(self._keys)
 
+    def extend(self, keys: list[str], digests: list[int]) -> None:
+        """Many at once: NPI keys (all a scan of a version holds but a payer's own ids) turned
+        into numbers in one pass."""
+        if all(len(key) == 10 and key.isdigit() for key in keys):
+            self._keys.extend(map(int, keys))
+            self._digests.extend(digests)
+            return
+        for key, digest in zip(keys, digests, strict=True):
+            self.add(key, digest)
+
     def add(self, key: str, digest: int) -> None:
         if len(key) == 10 and key.isdigit():
             self._keys.append(int(key))
@@ -114,11 +125,13 @@ async def digests(es: AsyncElasticsearch, index: str) -> Digests:
         filter_path="_scroll_id,hits.hits.fields",
     )
     scroll_id = page.get("_scroll_id")
+    npi, digest = f.npi, f.listingDigest
     try:
         while hits := page.body.get("hits", {}).get("hits", []):
-            for hit in hits:
-                fields = hit["fields"]
-                found.add(fields[f.npi][0], fields[f.listingDigest][0])
+            found.extend(
+                [hit["fields"][npi][0] for hit in hits],
+                [hit["fields"][digest][0] for hit in hits],
+            )
             page = await es.scroll(
                 scroll_id=scroll_id, scroll="5m", filter_path="_scroll_id,hits.hits.fields"
             )

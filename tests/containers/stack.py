@@ -106,6 +106,23 @@ def wait_healthy(container: str, timeout_s: float) -> float:
     raise AssertionError(f"container {container} not healthy after {timeout_s:.0f} s")
 
 
+def wait_answering(url: str, timeout_s: float) -> None:
+    """Until ``url`` answers 200 (polled, a fifth of a second apart): sooner than the engine's
+    healthcheck says so, whose first probe comes an interval after the start."""
+    start = time.monotonic()
+    problem: object = None
+    while time.monotonic() - start < timeout_s:
+        try:
+            with urllib.request.urlopen(url, timeout=5) as response:
+                if response.status == 200:
+                    return
+                problem = response.status
+        except (urllib.error.URLError, OSError) as error:
+            problem = error
+        time.sleep(0.2)
+    raise AssertionError(f"{url} did not answer 200 in {timeout_s:.0f} s: {problem}")
+
+
 def clean_env(**extra: str) -> dict[str, str]:
     """This process's environment without anything that would steer compose or the stack."""
     keep = {k: v for k, v in os.environ.items() if not k.startswith(("PD_", "COMPOSE_"))}

@@ -28,7 +28,13 @@ from devtools.image import Images, build
 from devtools.local_node import free_port
 from devtools.settings import REPO_ROOT
 from tests.conftest import TEST_ES_TIMEOUT_S, TEST_JVM_OPTIONS, needs_docker
-from tests.containers.stack import Stack, clean_env, compose_command, wait_healthy
+from tests.containers.stack import (
+    Stack,
+    clean_env,
+    compose_command,
+    wait_answering,
+    wait_healthy,
+)
 from tests.indexer.update_files import merge
 from tests.source_rows import (
     active_rows,
@@ -130,7 +136,7 @@ def stack(images: Images, operator_dir: Path) -> Iterator[Stack]:
     )
     try:
         stack.compose("up", "--detach", timeout=900)
-        wait_healthy(stack.container("api"), timeout_s=HANG_S)
+        wait_answering(f"{stack.api_url}/readyz", timeout_s=HANG_S)
         yield stack
     except BaseException:
         print(stack.compose("logs", "--tail", "60", check=False).stdout, file=sys.stderr)
@@ -199,6 +205,12 @@ def test_the_image_runs_unprivileged_and_says_what_it_is(images: Images) -> None
     finally:
         probe.stop()
     assert (exit_code, stdout.decode().split()) == (0, ["rejects"]), stdout
+
+
+def test_the_engine_finds_the_api_healthy_by_its_healthcheck(stack: Stack) -> None:
+    """The image's HEALTHCHECK, as the engine runs it on the stack's API (its first probe comes
+    an interval after the start; the stack was ready when its /readyz answered)."""
+    wait_healthy(stack.container("api"), timeout_s=HANG_S)
 
 
 def test_every_endpoint_answers_what_the_sample_says(
@@ -349,7 +361,7 @@ def test_sigterm_stops_the_api_at_once_and_cleanly(stack: Stack, images: Images)
     try:
         api.start()
         container = api.get_wrapped_container()
-        wait_healthy(str(container.id), timeout_s=HANG_S)
+        wait_answering(f"http://127.0.0.1:{port}/healthz", timeout_s=HANG_S)
         container.stop(timeout=HANG_S)  # SIGTERM, then SIGKILL: long after any graceful stop
         container.reload()
         assert (container.attrs["State"]["ExitCode"], container.status) == (0, "exited")

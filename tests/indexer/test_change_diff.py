@@ -33,3 +33,20 @@ def test_keys_that_are_no_npi_are_told_back_as_given() -> None:
 
 def test_a_leading_zero_npi_keeps_its_ten_digits() -> None:
     assert differing(_digests({"0000000019": 1}), Digests()) == ["0000000019"]
+
+
+def _extended(*pages: dict[str, int]) -> Digests:
+    found = Digests()
+    for page in pages:
+        found.extend(list(page), list(page.values()))
+    return found
+
+
+def test_a_page_at_once_holds_what_one_at_a_time_holds() -> None:
+    npis = {"1000000004": 1, "0000000019": -2}
+    mixed = {"1999999992": 3, UUID: 7}  # a payer's own id among NPIs: taken one by one
+    before = _digests({**npis, **mixed})
+    assert differing(before, _extended(npis, mixed)) == []
+    assert differing(_extended(npis, mixed), _digests({**npis, "1999999992": 4})) == sorted(
+        ["1999999992", UUID]
+    )
