@@ -27,6 +27,10 @@ class LauncherSettings(BaseSettings):
     # A first pull of the official image is ~1.3 GB; an unreachable registry fails in milliseconds.
     pull_timeout_s: float = Field(default=600.0, gt=0, validation_alias="PD_ES_PULL_TIMEOUT")
     cache_dir: Path = Field(default=REPO_ROOT / ".cache", validation_alias="PD_CACHE_DIR")
+    # The user's cache, for what outlives a checkout (the image's wheels: devtools/wheelhouse.py).
+    user_cache_dir: Path = Field(
+        default_factory=lambda: Path.home() / ".cache", validation_alias="XDG_CACHE_HOME"
+    )
     heap: str = Field(default="1g", pattern=r"^[0-9]+[mgMG]$", validation_alias="PD_ES_HEAP")
     # More JVM options for every node the launcher starts (the tests' nodes: tests/conftest.py).
     jvm_options: str = Field(default="", validation_alias="PD_ES_JVM_OPTIONS")

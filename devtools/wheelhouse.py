@@ -22,14 +22,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-from devtools.settings import REPO_ROOT
+from devtools.settings import REPO_ROOT, LauncherSettings
 
 WHEELHOUSE = REPO_ROOT / "containers" / "wheelhouse"
 STAMP = WHEELHOUSE / ".stamp"
 # The project is built from its sources inside the image: its own wheel is not kept.
 PROJECT_WHEEL = "provider_directory-*.whl"
 BUILD_BACKEND = ("setuptools>=69", "wheel")
-MADE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "provider-directory"
 
 
 def _installed() -> str:
@@ -57,7 +56,7 @@ def fill() -> Path:
         return WHEELHOUSE
     for old in WHEELHOUSE.glob("*.whl"):
         old.unlink()
-    made = MADE / "wheelhouse" / recipe
+    made = LauncherSettings().user_cache_dir / "provider-directory" / "wheelhouse" / recipe
     if not any(made.glob("*.whl")):
         _make(constraints, made)
     for wheel in made.glob("*.whl"):
