@@ -11,8 +11,10 @@ import asyncio
 import contextlib
 import time
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from elasticsearch import AsyncElasticsearch
 
@@ -165,20 +167,7 @@ async def _load(es: AsyncElasticsearch, sources: SourceFiles, options: LoadOptio
             reading = asyncio.create_task(read_served(es, options.names, served))
             reading.add_done_callback(lambda task: task.cancelled() or task.exception())
             try:
-                await versions.finish_version(
-                    es, list(indices.values()), options.replicas, options.force_merge
-                )
-                try:
-                    copies = await wait_for_copies(
-                        es, list(indices.values()), options.replica_wait_s
-                    )
-                except CopiesUnavailable as error:
-                    raise LoadError(str(error)) from None
-                report.copies = copies.status
-                report.copies_wait_s = copies.waited_s
-                report.documents = await versions.count_documents(es, indices)
-                _verify(report)
-                await versions.mark_complete(es, list(indices.values()), report.version, record)
+                await _finish(es, indices, options, report, record)
                 diff_started = time.monotonic()
                 before = await reading
             finally:
@@ -212,6 +201,27 @@ async def _load(es: AsyncElasticsearch, sources: SourceFiles, options: LoadOptio
     await versions.prune(es, options.names, keep=options.keep_versions)
     report.finish(time.monotonic() - started)
     return report
+
+
+async def _finish(
+    es: AsyncElasticsearch,
+    indices: dict[IndexKind, str],
+    options: LoadOptions,
+    report: LoadReport,
+    record: Mapping[str, Any],
+) -> None:
+    """The new version merged, its copies placed, its documents counted and verified, and
+    marked complete (not served yet)."""
+    await versions.finish_version(es, list(indices.values()), options.replicas, options.force_merge)
+    try:
+        copies = await wait_for_copies(es, list(indices.values()), options.replica_wait_s)
+    except CopiesUnavailable as error:
+        raise LoadError(str(error)) from None
+    report.copies = copies.status
+    report.copies_wait_s = copies.waited_s
+    report.documents = await versions.count_documents(es, indices)
+    _verify(report)
+    await versions.mark_complete(es, list(indices.values()), report.version, record)
 
 
 def _verify(report: LoadReport) -> None:
