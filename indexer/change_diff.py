@@ -29,7 +29,6 @@ from core.change_log import Change
 from core.change_records import listed, plan_changes, provider_changes
 from core.documents import Plan
 from core.index_contract import PLAN_FIELDS, PLAN_READ_SOURCE, SEARCH_FIELDS, IndexNames
-from core.npi import is_npi_shaped
 from indexer import versions
 from indexer.change_log import ChangeLog
 
@@ -69,7 +68,7 @@ class Digests:
     def extend(self, keys: list[str], digests: list[int]) -> None:
         """Many at once: NPI keys (all a scan of a version holds but a payer's own ids) turned
         into numbers in one pass."""
-        if all(map(is_npi_shaped, keys)):
+        if all(len(key) == 10 and key.isdigit() for key in keys):
             self._keys.extend(map(int, keys))
             self._digests.extend(digests)
             return
@@ -77,7 +76,7 @@ class Digests:
             self.add(key, digest)
 
     def add(self, key: str, digest: int) -> None:
-        if is_npi_shaped(key):
+        if len(key) == 10 and key.isdigit():
             self._keys.append(int(key))
         else:
             # str(): a document Elasticsearch will refuse may hold anything (the load counts it).
