@@ -15,13 +15,13 @@ deactivated NPIs are not kept; a provider a load found deactivated keeps that no
 from __future__ import annotations
 
 import asyncio
-from datetime import date
 from itertools import islice
 from pathlib import Path
 
 from elasticsearch import AsyncElasticsearch
 
 from core.changes import now
+from core.clock import today_utc
 from core.index_contract import IndexNames
 from core.scorecards import CHECK_BASES, CHECK_MEANINGS, DirectoryDoc
 from indexer.assembly.scorecard import ListingTally, directory_facts, scorecard
@@ -51,7 +51,7 @@ async def audit_plan_net(
     nucc = await asyncio.to_thread(read_nucc, files.nucc)
     directory = await asyncio.to_thread(read_plan_net, path, ignore_rejects, name)
     try:
-        rebuilder = Rebuilder(directory, nucc, date.today())
+        rebuilder = Rebuilder(directory, nucc, today_utc())
         tally = ListingTally(directory.source)
         npis = iter(directory.providers)
         while batch := list(islice(npis, BATCH)):

@@ -16,7 +16,7 @@ import secrets
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -26,6 +26,7 @@ from aiohttp.test_utils import TestClient
 from elasticsearch import AsyncElasticsearch
 from xdist.scheduler import LoadFileScheduling
 
+from core.clock import today_utc
 from core.es_client import make_client
 from core.index_contract import INDEX_KINDS, IndexNames
 from devtools import es_launcher
@@ -52,6 +53,10 @@ os.environ.setdefault("PD_ES_JVM_OPTIONS", TEST_JVM_OPTIONS)
 # "Today" for the sample's load and its service, pinned: the day the sample's coverage rows
 # terminate (terminations are exclusive, so those rows are no longer in force on it).
 SAMPLE_TODAY = date(2026, 7, 1)
+# The session's loads score confidence for the day before today, as when midnight falls during a
+# run: a test that compares them with what it loads or updates itself must give their day
+# (``SampleCopy.scored_on``), so missing it fails every run, not only runs that cross midnight.
+SCORED_THE_DAY_BEFORE = today_utc() - timedelta(days=1)
 
 ApiClient = TestClient[web.Request, web.Application]
 ClientFactory = Callable[..., Awaitable[ApiClient]]
@@ -132,7 +137,11 @@ async def read_only_load(
     fails instead of changing what others read), dropped afterwards."""
     names = IndexNames(f"test-{stem}-{uuid.uuid4().hex[:8]}")
     try:
-        report = await load(es, sources, LoadOptions(names=names))
+        report = await load(
+            es,
+            sources,
+            LoadOptions(names=names, scored_on=SCORED_THE_DAY_BEFORE),
+        )
         assert report.accounted
         indices = ",".join(names.versioned(kind, report.version) for kind in INDEX_KINDS)
         await es.indices.put_settings(index=indices, settings={"index.blocks.write": True})
@@ -206,6 +215,12 @@ class SampleCopy:
 
     names: IndexNames
     report: LoadReport
+
+    @property
+    def scored_on(self) -> date:
+        """The day its confidence was scored for: a load or update meant to answer as it does
+        gives this day, which is not today when midnight falls during the session."""
+        return date.fromisoformat(self.report.scored_on)
 
 
 @pytest.fixture

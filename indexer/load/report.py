@@ -16,6 +16,7 @@ from indexer.write.bulk_errors import BULK_ERROR
 @dataclass
 class LoadReport:
     version: str = ""
+    scored_on: str = ""  # the day locations' confidence is scored for (ISO date)
     rows_read: int = 0  # NPPES rows
     deactivated: int = 0  # NPPES rows of deactivated NPIs (not indexed, by design)
     rejected: Counter[str] = field(default_factory=Counter)  # NPPES rows by reason

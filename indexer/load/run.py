@@ -13,6 +13,7 @@ import time
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from elasticsearch import AsyncElasticsearch
 from core.change_log import DEFAULT_RETENTION_DAYS
 from core.changes import now
 from core.geo import lookup_zip
-from core.index_contract import IndexKind, IndexNames
+from core.index_contract import IndexKind, IndexNames, version_started
 from indexer import provenance, versions
 from indexer.assembly.plans import plan_file_rows, read_offered_plans
 from indexer.change_diff import read_served, record_difference
@@ -64,6 +65,9 @@ class LoadOptions:
     # ahead if every primary is active. A 9M version's copies take minutes to recover.
     replica_wait_s: float = 900.0
     changes_retention_days: int = DEFAULT_RETENTION_DAYS  # indexer.change_log
+    # The day confidence is scored for (core.confidence.Ages); default the load's own day. A
+    # rebuild meant to equal another version's scores gives that version's day.
+    scored_on: date | None = None
 
 
 class LoadError(RuntimeError):
@@ -118,6 +122,8 @@ async def load(es: AsyncElasticsearch, sources: SourceFiles, options: LoadOption
 async def _load(es: AsyncElasticsearch, sources: SourceFiles, options: LoadOptions) -> LoadReport:
     started = time.monotonic()
     report = LoadReport(version=versions.new_version())
+    day = options.scored_on or version_started(report.version).date()
+    report.scored_on = day.isoformat()
     reject_path = options.reject_file or Path("rejects") / f"{report.version}.csv"
     with Rejects(reject_path) as rejects:
         # In a thread: the lock's heartbeat (indexer.lock) goes on while national files parse.

@@ -120,7 +120,7 @@ class _Applier:
         self._report = report
         self._errors = errors
         self._pair = (live.indices["providers"], live.indices["search"])  # as _Write holds them
-        self._ages = Ages.on(date.fromisoformat(report.changed_at[:10]))
+        self._ages = Ages.on(report.scored_on)
         self.directories: set[str] = set()  # the payers' directories of the providers written
 
     def _record_write(

@@ -7,6 +7,7 @@ import contextlib
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 
 from elasticsearch import AsyncElasticsearch
@@ -32,6 +33,7 @@ class UpdateOptions:
     batch_rows: int = 2000  # rows decided per round trip (read what is indexed, write)
     max_bulk_errors: int = 0
     changes_retention_days: int = DEFAULT_RETENTION_DAYS  # indexer.change_log
+    scored_on: date | None = None  # the day confidence is scored for; default the update's
 
 
 class UpdateError(RuntimeError):
@@ -59,6 +61,7 @@ async def update_session(
         # Stamped once the lock is ours: no earlier than its ``started``, which an export begun
         # meanwhile takes as its transactionTime (service.fhir.export.job.transaction_time).
         report.changed_at = changes.now()
+        report.scored_on = options.scored_on or date.fromisoformat(report.changed_at[:10])
         live = await live_version(es, options.names)
         report.version = live.version
         log = await ChangeLog.begin(es, options.names, "update")

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from datetime import date
 from pathlib import Path
 from typing import Any, cast
 
@@ -75,7 +74,7 @@ class _Applier:
         self._indices = live.indices
         self._directory = directory
         self._source = directory.source
-        self._rebuilder = Rebuilder(directory, nucc, date.fromisoformat(report.changed_at[:10]))
+        self._rebuilder = Rebuilder(directory, nucc, report.scored_on)
         self.plans: set[tuple[int, str]] = set()  # (year, plan key) of the rows it holds
         self.stamped: list[SearchPair] = []  # search documents a batch rewrites or deletes
         self.tally = ListingTally(directory.source)  # its scorecard's provider checks

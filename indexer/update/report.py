@@ -6,11 +6,12 @@ from __future__ import annotations
 import resource
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any, Literal
 
 from core import changes
+from core.clock import today_utc
 from indexer.sources.plan_net import normalised_text, warning_text
 
 UpdateKind = Literal["nppes", "coverage", "plan-net", "plans"]
@@ -39,6 +40,7 @@ class UpdateReport:
     applied_at: str = ""
     # The changedAt of what the update adds or changes, and the removedAt of what it removes.
     changed_at: str = field(default_factory=changes.now)
+    scored_on: date = field(default_factory=today_utc)  # the day confidence is scored for
     removals: int = 0  # FHIR resources the update removed (core.changes.Removal records)
     elapsed_s: float = 0.0
     peak_rss_mb: float = 0.0

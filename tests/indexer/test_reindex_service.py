@@ -48,7 +48,9 @@ async def test_every_request_succeeds_with_the_same_answer_during_a_reindex(
     await relay.start()
     proxied = make_client(relay.url, request_timeout=HANG_S)
     try:
-        options = LoadOptions(names=index_names, chunk_size=200, concurrency=1)
+        options = LoadOptions(
+            names=index_names, chunk_size=200, concurrency=1, scored_on=sample_copy.scored_on
+        )
         reindex = asyncio.create_task(load(proxied, sample_sources, options))
         async with asyncio.timeout(HANG_S):  # a guard against a hang, not a measure of speed
             await asyncio.wait(

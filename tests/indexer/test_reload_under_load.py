@@ -82,7 +82,11 @@ async def test_sixteen_clients_see_no_failure_and_no_change_during_a_full_reload
     # Created before the load: each client's first request is sent at the load's first await.
     clients = [asyncio.create_task(client(n)) for n in range(CLIENTS)]
     try:
-        second = await load(es, sample_sources, LoadOptions(names=index_names, keep_versions=1))
+        second = await load(
+            es,
+            sample_sources,
+            LoadOptions(names=index_names, keep_versions=1, scored_on=sample_copy.scored_on),
+        )
     finally:
         swapped.set()
         await asyncio.gather(*clients)

@@ -5,6 +5,7 @@ the merged file."""
 from __future__ import annotations
 
 import dataclasses
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +28,8 @@ from tests.source_rows import nppes_rows
 WEEK = UpdateCounts(new=40, changed=300, deactivated=30, reactivated=10, stale=10, invalid=5)
 
 
-async def _loaded(es: AsyncElasticsearch, names: IndexNames, sources: SourceFiles) -> None:
-    await load(es, sources, LoadOptions(names=names, keep_versions=1))
-
-
-def _options(names: IndexNames, tmp_path: Path) -> UpdateOptions:
-    return UpdateOptions(names=names, reject_file=tmp_path / "r.csv")
+def _options(names: IndexNames, tmp_path: Path, scored_on: date | None = None) -> UpdateOptions:
+    return UpdateOptions(names=names, reject_file=tmp_path / "r.csv", scored_on=scored_on)
 
 
 @pytest.fixture
@@ -153,13 +150,16 @@ async def test_updates_equal_a_full_load_of_the_merged_file(
     sample_copy: shared.SampleCopy,
 ) -> None:
     week2 = generate_update(sample_sources.nppes_file, tmp_path / "week2.csv", WEEK, seed=8)
+    # Every score for the copy's day, whatever day this runs on (midnight may fall between).
+    day = sample_copy.scored_on
     for stats in (week1, week2):
-        await update_nppes(es, stats.out, _options(index_names, tmp_path))
+        await update_nppes(es, stats.out, _options(index_names, tmp_path, day))
     merged = merge(
         sample_sources.nppes_file, [week1.out, week2.out], tmp_path / "npidata_merged.csv"
     )
     full = IndexNames(f"{index_names.prefix}-full")  # dropped with the test's prefix
-    await _loaded(es, full, dataclasses.replace(sample_sources, nppes=merged))
+    sources = dataclasses.replace(sample_sources, nppes=merged)
+    await load(es, sources, LoadOptions(names=full, keep_versions=1, scored_on=day))
 
     for kind in ("providers", "search"):
         updated, loaded = await _sources(es, index_names, kind), await _sources(es, full, kind)
