@@ -97,9 +97,6 @@ fhir-validate: install
 # (cached); image: provider-directory:latest, printing what docker-compose.yml reads;
 # container-test: the image and the compose stack end to end, and the launcher's Docker modes
 # (PD_CONTAINER_TESTS=1: there a missing engine fails the run under CI=true; tests.conftest).
-# Its three modules side by side, each in a pytest of its own (each mostly waits on a node or a
-# stack starting; not -n 3, whose controller would start a node none of them uses), their output
-# after. They share nothing: each has its own free loopback ports, cache folder and containers.
 engine-start: install
 	$(PY) -m devtools.engine start
 
@@ -112,16 +109,8 @@ container-bases: install
 image: install
 	$(PY) -m devtools.image
 
-CONTAINER_MODULES := $(wildcard tests/containers/test_*.py) tests/devtools/test_launcher_modes.py
 container-test: install
-	@logs=$$(mktemp -d); pids=; \
-	for module in $(CONTAINER_MODULES); do \
-	  PD_CONTAINER_TESTS=1 $(VENV)/bin/pytest -q -p no:cacheprovider --durations=5 $$module \
-	    >"$$logs/$$(basename $$module).log" 2>&1 & pids="$$pids $$!"; \
-	done; \
-	failed=0; for pid in $$pids; do wait $$pid || failed=1; done; \
-	for log in "$$logs"/*.log; do echo "== $$(basename $$log .log)"; cat "$$log"; done; \
-	rm -rf "$$logs"; test $$failed -eq 0
+	PD_CONTAINER_TESTS=1 $(VENV)/bin/pytest -q --durations=15 tests/containers tests/devtools/test_launcher_modes.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
