@@ -7,8 +7,9 @@ Usage:
     python -m bench.node_loss --figures a.json ... # tabulates figures kept by earlier runs
                                                    # (PD_NODE_LOSS_FIGURES=a.json make cluster-test)
 
-Each round's pytest gets this process's environment plus the two variables that switch the
-cluster tests on and say where the figures go; nothing here is read from the environment.
+Each round's pytest gets this process's environment plus the variables that switch the
+cluster tests on, say where the figures go and leave the clients unpaced; nothing here is read
+from the environment.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ def run_round(figures: Path) -> bool:
     """One run of the test; True when it passed (its figures are written either way, unless it
     failed before the traffic)."""
     env = {**os.environ, "PD_CLUSTER_TESTS": "1", "PD_NODE_LOSS_FIGURES": str(figures)}
+    env["PD_NODE_LOSS_PAUSE_S"] = "0"  # unpaced: every client as fast as it can
     test = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", TEST], cwd=REPO, env=env
     )

@@ -32,6 +32,9 @@ class Timeline:
     before_s: float = 5.0  # traffic before the kill
     down_s: float = 8.0  # traffic with the node gone (from the kill to its restart)
     after_s: float = 5.0  # traffic once the cluster is green again
+    # Each client's rest between its requests: none sends as fast as it can (what the bench
+    # measures, at 0), a paced test (the suite's) leaves the cores to the cluster it checks.
+    pause_s: float = 0.0
     yellow_timeout_s: float = 60.0
     green_timeout_s: float = 120.0
     max_requests: int = 200_000
@@ -160,6 +163,8 @@ async def run(
             outcomes.append(Outcome(sent, latency_ms, call, status, same, detail))
             if "kill" in marks and sent >= marks["kill"]:
                 answered_while_down.set()
+            if timeline.pause_s:
+                await asyncio.sleep(timeline.pause_s)
 
     async def controller() -> tuple[str, bool, str]:
         try:
