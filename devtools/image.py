@@ -23,6 +23,9 @@ from devtools.wheelhouse import fill
 
 OFFICIAL_PYTHON = "python:3.11-slim"
 DEFAULT_TAG = "provider-directory:latest"
+# The Dockerfile's dependencies stage, tagged so that removing the untagged build stages (the
+# stack test's cleanup) leaves the next build its cache.
+DEPS_TAG = "provider-directory/deps:latest"
 
 
 @dataclass(frozen=True)
@@ -68,10 +71,11 @@ def build_app(tag: str, base: str) -> str:
         "REVISION": _revision(),
         "CREATED": created,
     }
-    args = ["docker", "build", "--network", "host", "--tag", tag]
+    args = ["docker", "build", "--network", "host"]
     for key, value in build_args.items():
         args += ["--build-arg", f"{key}={value}"]
-    subprocess.run([*args, str(REPO_ROOT)], check=True, stdout=subprocess.DEVNULL)
+    for target in (["--target", "deps", "--tag", DEPS_TAG], ["--tag", tag]):
+        subprocess.run([*args, *target, str(REPO_ROOT)], check=True, stdout=subprocess.DEVNULL)
     return tag
 
 
