@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -83,11 +82,9 @@ class ActionStream:
         self._provider_line = action_lines("index", indices["providers"])
         self._search_line = action_lines("index", indices["search"])
         # Every document this load writes changed at the load's start (core.changes), and its
-        # confidence is scored for the report's day (a report without one: the load's).
-        started = version_started(report.version)
-        self._changed_at = instant(started)
-        day = date.fromisoformat(report.scored_on) if report.scored_on else started.date()
-        self._ages = Ages.on(day)
+        # confidence is scored for the report's day.
+        self._changed_at = instant(version_started(report.version))
+        self._ages = Ages.on(report.scoring_day())
         # The NPIs the NPPES file deactivated, which a directory may still list.
         self._deactivated = NpiSet() if tables.plan_net is not None else None
         directory = tables.plan_net

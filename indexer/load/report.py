@@ -6,9 +6,11 @@ import dataclasses
 import resource
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import Any
 
+from core.index_contract import version_started
 from indexer.sources.plan_net import normalised_text, warning_text
 from indexer.write.bulk_errors import BULK_ERROR
 
@@ -53,6 +55,12 @@ class LoadReport:
     elapsed_s: float = 0.0
     cpu_s: float = 0.0  # this process, user + system
     peak_rss_mb: float = 0.0
+
+    def scoring_day(self) -> date:
+        """The day locations' confidence is scored for: the one set, else the version's own."""
+        if self.scored_on:
+            return date.fromisoformat(self.scored_on)
+        return version_started(self.version).date()
 
     @property
     def indexed(self) -> int:

@@ -22,7 +22,7 @@ from elasticsearch import AsyncElasticsearch
 from core.change_log import DEFAULT_RETENTION_DAYS
 from core.changes import now
 from core.geo import lookup_zip
-from core.index_contract import IndexKind, IndexNames, version_started
+from core.index_contract import IndexKind, IndexNames
 from indexer import provenance, versions
 from indexer.assembly.plans import plan_file_rows, read_offered_plans
 from indexer.change_diff import read_served, record_difference
@@ -122,8 +122,7 @@ async def load(es: AsyncElasticsearch, sources: SourceFiles, options: LoadOption
 async def _load(es: AsyncElasticsearch, sources: SourceFiles, options: LoadOptions) -> LoadReport:
     started = time.monotonic()
     report = LoadReport(version=versions.new_version())
-    day = options.scored_on or version_started(report.version).date()
-    report.scored_on = day.isoformat()
+    report.scored_on = (options.scored_on or report.scoring_day()).isoformat()
     reject_path = options.reject_file or Path("rejects") / f"{report.version}.csv"
     with Rejects(reject_path) as rejects:
         # In a thread: the lock's heartbeat (indexer.lock) goes on while national files parse.
