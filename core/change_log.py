@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import Annotated, Any, Final, Literal, get_args
+from typing import Annotated, Any, Final, Literal, NotRequired, get_args
 
 from pydantic import Field, with_config
 from typing_extensions import TypedDict  # pydantic needs it for TypedDicts on Python < 3.12
@@ -69,6 +69,23 @@ class ChangeDoc(ChangeRecord):
 
     seq: Annotated[int, ix.LONG]
     job: Annotated[str, ix.KEYWORD]  # the job that wrote it (indexer.change_log)
+
+
+@with_config(CLOSED)
+class DigestPartDoc(TypedDict):
+    """A version's listing digests (core.search_fields.listing_digest) as its load wrote them,
+    which the next load compares with its own (indexer.digest_store): the header (``part`` -1:
+    how many parts, the last change record they precede, whether an update is writing the
+    version) or one part (``pairs``: keys and digests, little-endian int64s, key first)."""
+
+    version: Annotated[str, ix.KEYWORD]
+    part: Annotated[int, ix.INTEGER]
+    parts: NotRequired[Annotated[int, ix.INTEGER]]
+    through: NotRequired[Annotated[int, ix.LONG]]
+    updating: NotRequired[Annotated[bool, ix.BOOLEAN]]
+    pairs: NotRequired[Annotated[str, ix.BINARY]]
+    # The keys that are no NPI (a payer's own ids), by the negative code ``pairs`` holds.
+    named: NotRequired[Annotated[dict[str, str], ix.UNPARSED]]
 
 
 def answered(doc: ChangeDoc) -> ChangeRecord:

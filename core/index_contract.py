@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from core.change_log import ChangeDoc
+from core.change_log import ChangeDoc, DigestPartDoc
 from core.documents import (
     CoverageDoc,
     LookupDoc,
@@ -86,6 +86,10 @@ class IndexNames:
         """The change feed (core.change_log): not versioned, it outlives every load."""
         return f"{self.prefix}-changes"
 
+    def digests(self) -> str:
+        """Each version's listing digests as its load wrote them (indexer.digest_store)."""
+        return f"{self.prefix}-digests"
+
     def watches(self) -> str:
         """Watches on the change feed (core.watches): not versioned either."""
         return f"{self.prefix}-watches"
@@ -133,6 +137,8 @@ LOOKUP_FIELDS = FieldNames("providers", LookupDoc, indexed=False)
 DIRECTORY_FIELDS = FieldNames("directories", DirectoryDoc)
 # The change feed (core.change_log), outside the versions: ``IndexNames.changes``.
 CHANGE_FIELDS = FieldNames("changes", ChangeDoc)
+# Each version's listing digests, outside the versions too: ``IndexNames.digests``.
+DIGEST_FIELDS = FieldNames("digests", DigestPartDoc)
 # Watches and their delivery attempts (core.watches): ``IndexNames.watches``/``deliveries``.
 WATCH_FIELDS = FieldNames("watches", WatchDoc)
 ATTEMPT_FIELDS = FieldNames("deliveries", AttemptDoc)

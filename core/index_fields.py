@@ -70,6 +70,8 @@ INTEGER = Indexed(type="integer")
 LONG = Indexed(type="long")
 FLOAT = Indexed(type="float")
 BOOLEAN = Indexed(type="boolean")
+# Bytes as base64, kept in the source only (no doc values, never searched).
+BINARY = Indexed(type="binary")
 DATE = Indexed(type="date")
 # A FHIR instant, stored to the second as it is read back; ES parses and compares it exactly.
 INSTANT = Indexed(type="date", format="strict_date_time_no_millis")

@@ -143,3 +143,30 @@ async def delivery_backlog(
         int(counts["pending"]["doc_count"]),
         int(counts["failing"]["doc_count"]),
     )
+
+
+async def keys_recorded_after(
+    es: AsyncElasticsearch, names: IndexNames, seq: int
+) -> list[str] | None:
+    """The providers named by the records numbered after ``seq``, committed or not (those of
+    an update that failed too); None when some of them were pruned."""
+    _, pruned = await published_marks(es, names)
+    if pruned > seq:
+        return None
+    if not await es.indices.exists(index=names.changes()):
+        return []
+    await es.indices.refresh(index=names.changes())
+    keys: list[str] = []
+    composite: dict[str, Any] = {"size": 10_000, "sources": [{"key": {"terms": {"field": F.npi}}}]}
+    while True:
+        found = await es.search(
+            index=names.changes(),
+            size=0,
+            query={"range": {F.seq: {"gt": seq}}},
+            aggs={"keys": {"composite": composite}},
+        )
+        told = found["aggregations"]["keys"]
+        keys += [bucket["key"]["key"] for bucket in told["buckets"]]
+        if not told["buckets"] or "after_key" not in told:
+            return keys
+        composite = {**composite, "after": told["after_key"]}

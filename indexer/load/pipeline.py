@@ -35,7 +35,7 @@ from indexer.assembly.npiset import NpiSet
 from indexer.assembly.plan_net import Overlay
 from indexer.assembly.plan_net_published import published_documents
 from indexer.assembly.scorecard import ListingTally, directory_facts, scorecard
-from indexer.change_diff import Digests
+from indexer.digests import Digests
 from indexer.load.progress import LoadProgress
 from indexer.load.report import LoadReport
 from indexer.sources.coverage import CoverageDelete, CoverageRow, read_coverage

@@ -46,6 +46,7 @@ class LoadReport:
     # none was compared (indexer.change_diff).
     changes_recorded: int = 0
     changes_skipped: str | None = None
+    served_digests: str | None = None  # stored or scanned (indexer.change_diff.version_digests)
     changes_s: float = 0.0  # how long telling them took
     copies: str = (
         ""  # the new version's health when served: green, or yellow (indexer.load.replicas)
@@ -151,7 +152,7 @@ def format_report(report: LoadReport) -> list[str]:
         f"change feed        {report.changes_skipped}"
         if report.changes_skipped
         else f"change feed        {report.changes_recorded:,} changes from the version before"
-        f" ({report.changes_s:.1f} s)"
+        f" ({report.changes_s:.1f} s; its digests {report.served_digests})"
     )
     if report.reject_file is not None:
         lines.append(f"reject file        {report.reject_file}")

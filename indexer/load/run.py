@@ -23,7 +23,7 @@ from core.change_log import DEFAULT_RETENTION_DAYS
 from core.changes import now
 from core.geo import lookup_zip
 from core.index_contract import IndexKind, IndexNames
-from indexer import provenance, versions
+from indexer import digest_store, provenance, versions
 from indexer.assembly.plans import plan_file_rows, read_offered_plans
 from indexer.change_diff import read_served, record_difference
 from indexer.change_log import ChangeLog
@@ -166,17 +166,26 @@ async def _load(es: AsyncElasticsearch, sources: SourceFiles, options: LoadOptio
                     f"{errors.count} documents failed to index (allowed {errors.allowed});"
                     f" see {reject_path}"
                 )
-            # The served version's digests are read beside the refresh and the merge, which
-            # leave the indexer waiting and a core idle (Elasticsearch merges on one thread).
+            # The served version's digests are read, and the new one's stored, beside the
+            # refresh and the merge, which leave the indexer waiting and a core idle
+            # (Elasticsearch merges on one thread).
             served = await versions.current_version(es, options.names)
-            reading = asyncio.create_task(read_served(es, options.names, served))
-            reading.add_done_callback(lambda task: task.cancelled() or task.exception())
+            beside = (
+                asyncio.create_task(read_served(es, options.names, served)),
+                asyncio.create_task(
+                    digest_store.write_parts(es, options.names, report.version, stream.digests)
+                ),
+            )
+            for task in beside:
+                task.add_done_callback(lambda done: done.cancelled() or done.exception())
             try:
                 await _finish(es, indices, options, report, record)
                 diff_started = time.monotonic()
-                before = await reading
+                before, parts = await beside[0], await beside[1]
             finally:
-                reading.cancel()  # a load that failed first no longer waits for it
+                for task in beside:
+                    task.cancel()  # a load that failed first no longer waits for them
+            report.served_digests = before.read
             # What it changes, recorded before it is served and counted once it is published.
             changes = await ChangeLog.begin(es, options.names, "load")
             told = await record_difference(
@@ -202,8 +211,12 @@ async def _load(es: AsyncElasticsearch, sources: SourceFiles, options: LoadOptio
     report.source_rejected = Counter(rejects.counts)
     report.reject_file = reject_path if rejects.written else None
     marks = await changes.commit(options.changes_retention_days)
+    await digest_store.write_header(
+        es, options.names, report.version, parts, marks["changesThrough"]
+    )
     await publish(es, options.names, report.version, "load", marks)
     await versions.prune(es, options.names, keep=options.keep_versions)
+    await digest_store.keep_only(es, options.names, await versions.list_versions(es, options.names))
     report.finish(time.monotonic() - started)
     return report
 

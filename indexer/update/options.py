@@ -15,6 +15,7 @@ from elasticsearch import AsyncElasticsearch
 from core import changes
 from core.change_log import DEFAULT_RETENTION_DAYS
 from core.index_contract import IndexNames
+from indexer import digest_store
 from indexer.change_log import ChangeLog
 from indexer.lock import job_lock
 from indexer.provenance import JoinFiles
@@ -65,6 +66,8 @@ async def update_session(
         live = await live_version(es, options.names)
         report.version = live.version
         log = await ChangeLog.begin(es, options.names, "update")
+        # Until it commits, what it writes may not all be recorded (indexer.digest_store).
+        digests_kept = await digest_store.update_begins(es, options.names, live.version)
         target = reject_path(options, report)
         with Rejects(target) as rejects:
             errors = BulkErrors(rejects, options.max_bulk_errors, report.rejected)
@@ -73,6 +76,7 @@ async def update_session(
         report.finish(time.monotonic() - started)
         await record_update(es, live, report.history_entry())
         marks = await log.commit(options.changes_retention_days)
+        await digest_store.update_ends(es, options.names, live.version, digests_kept)
         await publish(es, options.names, live.version, "update", marks)
     if errors.too_many:
         raise UpdateError(

@@ -1,8 +1,8 @@
-"""indexer.change_diff's comparison of two versions' digests, on hand-made digests (pure)."""
+"""indexer.digests: the comparison of two versions' digests, on hand-made digests (pure)."""
 
 from __future__ import annotations
 
-from indexer.change_diff import Digests, differing
+from indexer.digests import Digests, differing
 
 UUID = "6f1c1f0e-3a52-5b8e-9a34-4f1d2c8b7e10"
 
@@ -50,3 +50,13 @@ def test_a_page_at_once_holds_what_one_at_a_time_holds() -> None:
     assert differing(_extended(npis, mixed), _digests({**npis, "1999999992": 4})) == sorted(
         ["1999999992", UUID]
     )
+
+
+def test_digests_without_some_keys_and_again_from_their_pairs() -> None:
+    both = _digests({"1000000004": 1, UUID: 7, "0000000019": -2})
+    rest = both.without([UUID, "0000000019"])
+    assert differing(rest, _digests({"1000000004": 1})) == []
+    again = Digests()
+    again.extend_codes(both.pairs(), both.named)
+    assert differing(again, both) == []
+    assert differing(again, rest) == sorted(["0000000019", UUID])

@@ -1,0 +1,102 @@
+"""A full load compares the version served with its own by the digests that version's load stored
+(indexer.digest_store), those of the providers updates changed since read again from it: a
+reload after an update records exactly the update's way back; after an update that did not
+finish, the version is scanned instead. Expectations come from the update file the test writes,
+never from the feed."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import date
+from pathlib import Path
+
+from elasticsearch import AsyncElasticsearch
+
+import tests.conftest as shared
+from indexer.load.run import LoadOptions, SourceFiles, load
+from indexer.update.nppes import update_nppes
+from indexer.update.options import UpdateOptions
+from tests.indexer.conftest import indexer_process
+from tests.indexer.holding_relay import HANG_S, HoldingRelay, until_held
+from tests.indexer.test_change_feed import PRACTICE, ROWS, _feed, _told, _write_csv
+from tests.source_rows import active_rows
+
+Row = dict[str, str]
+
+
+def _weekly_file(sources: SourceFiles, into: Path) -> tuple[Path, Row, Row]:
+    """A weekly NPPES file deactivating one provider and moving another (each only NPPES lists,
+    at one location, in no network); and those two rows as the sample has them."""
+    dac = "".join(p.read_text(encoding="utf-8") for p in sources.dac)
+    covered = {r["npi"] for r in ROWS}
+    rows = active_rows(sources.nppes_file)
+    alone = [r for r in rows if r["NPI"] not in dac and r["NPI"] not in covered and r[PRACTICE]]
+    gone, moving = alone[2], alone[3]
+    fields = list(rows[0])
+    week = date(2026, 7, 6).strftime("%m/%d/%Y")
+    deactivation = {**dict.fromkeys(fields, ""), "NPI": gone["NPI"], "NPI Deactivation Date": week}
+    moved = {**moving, PRACTICE: "12 ELSEWHERE AVE", "Last Update Date": week}
+    path = _write_csv(into / "npidata_pfile_20260629-20260705.csv", fields, [deactivation, moved])
+    return path, gone, moving
+
+
+async def test_a_reload_after_an_update_records_its_way_back_from_the_stored_digests(
+    serve: shared.Serve,
+    es: AsyncElasticsearch,
+    es_url: str,
+    sample_copy: shared.SampleCopy,
+    sample_sources: SourceFiles,
+    tmp_path: Path,
+) -> None:
+    names, day = sample_copy.names, sample_copy.scored_on
+    options = LoadOptions(names=names, reject_file=tmp_path / "rejects.csv", scored_on=day)
+    first = await load(es, sample_sources, options)
+    # The copy of the session's sample was made without its load: nothing stored to read.
+    assert (first.served_digests, first.changes_recorded) == ("scanned", 0)
+    path, gone, moving = _weekly_file(sample_sources, tmp_path)
+    weekly = UpdateOptions(names=names, reject_file=tmp_path / "update.csv", scored_on=day)
+    assert (await update_nppes(es, path, weekly)).outcomes == {"deactivated": 1, "changed": 1}
+    feed = await _feed(serve, es_url, sample_copy)
+    _, start = await feed.every()
+
+    again = await load(es, sample_sources, options)
+
+    assert again.served_digests == "stored"
+    back, _ = await feed.every(since=start)
+    assert _told(back) == sorted([
+        ("location_added", gone["NPI"], None, None),
+        ("location_changed", moving["NPI"], None, None),
+    ])  # fmt: skip
+    move = next(c for c in back if c["kind"] == "location_changed")
+    assert move["before"]["address"]["line1"] == "12 ELSEWHERE AVE"
+    assert move["after"]["address"]["line1"] == moving[PRACTICE]
+    assert again.changes_recorded == len(back)
+
+
+async def test_after_an_update_killed_midway_the_version_is_scanned(
+    es: AsyncElasticsearch,
+    es_url: str,
+    sample_copy: shared.SampleCopy,
+    sample_sources: SourceFiles,
+    tmp_path: Path,
+) -> None:
+    names, day = sample_copy.names, sample_copy.scored_on
+    options = LoadOptions(names=names, reject_file=tmp_path / "rejects.csv", scored_on=day)
+    await load(es, sample_sources, options)
+    path, _, _ = _weekly_file(sample_sources, tmp_path)
+    # The update's process is killed as it sends its first writes.
+    relay = HoldingRelay(es_url, lambda _method, at: at.endswith("/_bulk"))
+    await relay.start()
+    try:
+        process = indexer_process(
+            relay.url, names, "update", "--nppes", str(path), "--reject-file", str(tmp_path / "u")
+        )
+        await until_held(relay, process)
+        process.kill()
+        await asyncio.to_thread(process.communicate, timeout=HANG_S)
+    finally:
+        await relay.close()
+
+    again = await load(es, sample_sources, options)
+
+    assert (again.served_digests, again.changes_recorded) == ("scanned", 0)
