@@ -10,7 +10,7 @@ resource is then stamped with the load's instant, so a client syncing across it 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Final
 
@@ -34,7 +34,7 @@ def now() -> str:
     return instant(datetime.now(UTC))
 
 
-def unstamped(doc: dict[str, Any]) -> dict[str, Any]:
+def unstamped(doc: Mapping[str, Any]) -> dict[str, Any]:
     """A document without its ``changedAt``: what an update compares to tell a change."""
     return {key: value for key, value in doc.items() if key != CHANGED_AT}
 

@@ -271,9 +271,6 @@ class SearchDoc(DerivedFields):
     locations: Annotated[list[Location], ix.UNPARSED]
     # Without its id when its NPI gives it: core.search_fields.provider_source, provider_of.
     provider: Annotated[Provider, ix.UNPARSED]
-    # core.search_fields.listing_digest of the three above: read (doc values) by a full load
-    # and a rollback to tell which providers they change.
-    listingDigest: Annotated[int, ix.LONG.but(index=False)]
     changedAt: NotRequired[Annotated[str, ix.INSTANT]]  # core.changes: stamped when written
 
 

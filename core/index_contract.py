@@ -50,8 +50,10 @@ INDEX_KINDS: tuple[IndexKind, ...] = (
 # 17: each location's confidence and the points at or above each score: core.confidence;
 # 18: the directories index, a scorecard per payer directory: core.scorecards; 19: a search
 # document's location without the confidence NPPES alone gives it: core.search_fields; 20: the
-# search document's listing digest, which a full load and a rollback diff: indexer.change_diff).
-SCHEMA = 20
+# search document's listing digest, which a full load and a rollback diff: indexer.change_diff;
+# 21: the listing digests kept beside the version, not in its search documents:
+# indexer.digest_store).
+SCHEMA = 21
 DEFAULT_PREFIX = "provider-directory"
 VERSION_FORMAT = "%Y%m%dt%H%M%S%f"  # when its load began (UTC): names sort by age
 

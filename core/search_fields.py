@@ -13,11 +13,12 @@ leave out the confidence the rule gives a location NPPES alone lists (``location
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from hashlib import blake2b
 from typing import Any, Final, cast
 
 import orjson
+from xxhash import xxh3_64_intdigest
 
+from core.changes import CHANGED_AT, unstamped
 from core.confidence import is_nppes_alone, nppes_alone
 from core.documents import ConfidentPoints, DerivedFields, GeoPoint, Location, Provider
 from core.fhir_terms import (
@@ -122,27 +123,37 @@ def derived_fields(provider: Provider, locations: Sequence[Location]) -> Derived
 
 
 def with_derived_fields(stored: dict[str, Any]) -> dict[str, Any]:
-    """A search document read back from its stored source, whole again (its digest made again
-    from what it now holds)."""
+    """A search document read back from its stored source, whole again."""
     provider, locations = stored["provider"], locations_of(stored)
-    kept = locations_source(provider, locations)
     return {
         **stored,
         **derived_fields(provider, locations),
-        "locations": kept,
-        "listingDigest": listing_digest(
-            provider_source(provider_of(stored)), kept, stored.get(F.networks, [])
-        ),
+        "locations": locations_source(provider, locations),
     }
 
 
-def listing_digest(provider: Any, locations: Any, networks: Any) -> int:
-    """64 bits of what a search document serves a provider as (its stored provider and
-    locations, its in-network periods): two versions' documents with another digest may serve
-    it otherwise (a full load's or a rollback's change records, indexer.change_diff), equal
-    ones never do."""
-    serialised = orjson.dumps([provider, locations, networks])
-    return int.from_bytes(blake2b(serialised, digest_size=8).digest(), "big", signed=True)
+def listing_digest(search: Mapping[str, Any]) -> int:
+    """64 bits of what a search document (or its source) serves a provider as: all of it but
+    its ``changedAt`` stamp. Two versions' documents with another digest may serve it otherwise
+    (a full load's or a rollback's change records, indexer.change_diff), equal ones never do.
+    The hash of its orjson form without the closing brace (``stamped_digest``)."""
+    return _hash(memoryview(orjson.dumps(unstamped(search)))[:-1])
+
+
+def stamp_length(changed_at: str) -> int:
+    """The bytes a search document's ``changedAt`` stamp adds when it is its last key (a
+    comma, the key and the instant) and the closing brace after it."""
+    return len(orjson.dumps({CHANGED_AT: changed_at}))
+
+
+def stamped_digest(body: bytes, stamp: int) -> int:
+    """``listing_digest`` of a search document serialised (orjson) with its stamp, ``stamp``
+    bytes (``stamp_length``), last: a load hashes each body it sends, not a second form."""
+    return _hash(memoryview(body)[:-stamp])
+
+
+def _hash(serialised: memoryview) -> int:
+    return xxh3_64_intdigest(serialised) - (1 << 63)  # as a signed 64-bit number
 
 
 def without_derived_fields(doc: dict[str, Any]) -> dict[str, Any]:

@@ -1,16 +1,16 @@
 """What a full load or a rollback changes: the difference between the version served before it
 and the one served after, as change records (core.change_records, DESIGN 5.10).
 
-Every search document carries the digest of what it serves (core.search_fields.listing_digest),
-in doc values. The version served before is read by key: as its load stored them, with those
-of the providers updates changed since read again (indexer.digest_store), else a scan of its doc
-values (a load reads them beside its own refresh and merge); the new one as its load writes it
-(indexer.digests, 16 bytes a provider; a rollback reads both), and only the providers whose
-digest differs, or that one version lacks, are read whole from both and compared as the updates
-compare them (``provider_changes``). Plans are few: every plan of both
-versions is compared (``plan_changes``). A reload of the same files changes no digest and
-records nothing. A version of another document layout (``SCHEMA``) has no digests to compare:
-nothing is recorded against it, and the report says so.
+Each provider is compared by the digest of what its search document serves
+(core.search_fields.listing_digest). The version served before is read by key: as its load
+stored them, with those of the providers updates changed since made again (indexer.digest_store),
+else made from every document (a load reads them beside its own refresh and merge); the new one
+as its load writes it (indexer.digests, 16 bytes a provider; a rollback reads both). Only the
+providers whose digest differs, or that one version lacks, are read whole from both and compared
+as the updates compare them (``provider_changes``). Plans are few: every plan of both versions
+is compared (``plan_changes``). A reload of the same files changes no digest and records
+nothing. A version of another document layout (``SCHEMA``) has no digests to compare: nothing is
+recorded against it, and the report says so.
 """
 
 from __future__ import annotations

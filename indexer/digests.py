@@ -1,6 +1,7 @@
 """Providers' listing digests (core.search_fields.listing_digest) by key, as a full load or a
-rollback compares two versions by them (indexer.change_diff); and reading them from a version's
-search index, where every document holds its own in doc values."""
+rollback compares two versions by them (indexer.change_diff); and making them again from what a
+version's search documents store (a version whose load kept none, or providers updated since:
+indexer.digest_store)."""
 
 from __future__ import annotations
 
@@ -11,14 +12,14 @@ from typing import Any
 
 import numpy as np
 from elasticsearch import AsyncElasticsearch
+from elasticsearch.helpers import async_scan
 from numpy.typing import NDArray
 
 from core.index_contract import SEARCH_FIELDS
+from core.search_fields import listing_digest
 from indexer.write.bulk import chunked
 
-PAGE = 10_000  # digests per scroll page, and keys per read of chosen ones
-_DOC_VALUES = [{"field": SEARCH_FIELDS.npi}, {"field": SEARCH_FIELDS.listingDigest}]
-_HITS = "_scroll_id,hits.hits.fields"
+PAGE = 2_000  # search documents read per request
 
 
 def key_code(key: str) -> int:
@@ -106,35 +107,24 @@ def differing(before: Digests, after: Digests) -> list[str]:
     return sorted(keys)
 
 
-def _add_page(found: Digests, hits: list[Any]) -> None:
-    npi, digest = SEARCH_FIELDS.npi, SEARCH_FIELDS.listingDigest
+def _add_sources(found: Digests, hits: list[Any]) -> None:
     found.extend(
-        [hit["fields"][npi][0] for hit in hits], [hit["fields"][digest][0] for hit in hits]
+        [hit["_source"][SEARCH_FIELDS.npi] for hit in hits],
+        [listing_digest(hit["_source"]) for hit in hits],
     )
 
 
 async def scan_digests(es: AsyncElasticsearch, index: str) -> Digests:
-    """Each provider's digest in a version's search index, read from doc values (no source)."""
+    """Each provider's digest in a version's search index, made from what each document
+    stores (a scan of every source: for a version whose load stored none, indexer.digest_store)."""
     found = Digests()
-    page = await es.search(
-        index=index,
-        scroll="5m",
-        size=PAGE,
-        sort=["_doc"],
-        source=False,
-        stored_fields="_none_",
-        docvalue_fields=_DOC_VALUES,
-        filter_path=_HITS,
-    )
-    scroll_id = page.get("_scroll_id")
-    try:
-        while hits := page.body.get("hits", {}).get("hits", []):
-            _add_page(found, hits)
-            page = await es.scroll(scroll_id=scroll_id, scroll="5m", filter_path=_HITS)
-            scroll_id = page.get("_scroll_id", scroll_id)
-    finally:
-        if scroll_id:
-            await es.options(ignore_status=404).clear_scroll(scroll_id=scroll_id)
+    hits: list[Any] = []
+    async for hit in async_scan(es, index=index, size=PAGE):
+        hits.append(hit)
+        if len(hits) == PAGE:
+            _add_sources(found, hits)
+            hits = []
+    _add_sources(found, hits)
     return found
 
 
@@ -142,14 +132,6 @@ async def digests_of(es: AsyncElasticsearch, index: str, keys: Iterable[str]) ->
     """The digests of those of ``keys`` the index holds (a key it lacks is left out)."""
     found = Digests()
     for chunk in chunked(keys, PAGE):
-        page = await es.search(
-            index=index,
-            query={"ids": {"values": chunk}},
-            size=len(chunk),
-            source=False,
-            stored_fields="_none_",
-            docvalue_fields=_DOC_VALUES,
-            filter_path="hits.hits.fields",
-        )
-        _add_page(found, page.body.get("hits", {}).get("hits", []))
+        got = await es.mget(index=index, ids=chunk)
+        _add_sources(found, [doc for doc in got["docs"] if doc.get("found")])
     return found

@@ -34,7 +34,6 @@ from core.npi import provider_id, provider_key
 from core.primary_care import is_pcp_eligible
 from core.search_fields import (
     derived_fields,
-    listing_digest,
     locations_source,
     provider_source,
 )
@@ -190,7 +189,6 @@ def search_document(
             **derived,
             "locations": kept,
             "provider": stored,
-            "listingDigest": listing_digest(stored, kept, periods),
         },
     )
 

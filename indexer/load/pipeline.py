@@ -23,6 +23,7 @@ from core.index_contract import PLAN_FIELDS, IndexKind, coverage_doc_id, version
 from core.network import PeriodKey, period_key
 from core.npi import is_valid_npi
 from core.plans import plan_doc_id_of, plan_key_of
+from core.search_fields import stamp_length, stamped_digest
 from indexer.assembly import plan_net
 from indexer.assembly.documents import (
     NO_EXTRAS,
@@ -84,6 +85,7 @@ class ActionStream:
         # Every document this load writes changed at the load's start (core.changes), and its
         # confidence is scored for the report's day.
         self._changed_at = instant(version_started(report.version))
+        self._stamp = stamp_length(self._changed_at)
         self._ages = Ages.on(report.scoring_day())
         # The NPIs the NPPES file deactivated, which a directory may still list.
         self._deactivated = NpiSet() if tables.plan_net is not None else None
@@ -148,9 +150,10 @@ class ActionStream:
     def _documents(self, docs: ProviderDocuments, origin: Origin) -> Iterator[Action]:
         npi = origin.npi
         docs.search[CHANGED_AT] = self._changed_at
-        self.digests.add(docs.search["npi"], docs.search["listingDigest"])
+        search = dumps(docs.search)
+        self.digests.add(docs.search["npi"], stamped_digest(search, self._stamp))
         yield self._provider_line(npi), dumps(docs.lookup()), origin
-        yield self._search_line(npi), dumps(docs.search), origin
+        yield self._search_line(npi), search, origin
         if self._tally is not None:
             self._tally.add(docs.provider, docs.locations)
         for row in docs.coverage:
@@ -231,6 +234,7 @@ class ActionStream:
         networks, overlay = self._networks.get, self._overlay
         provider_line, search_line = self._provider_line, self._search_line
         changed_at, ages, deactivated = self._changed_at, self._ages, self._deactivated
+        stamp = self._stamp
         digested = self.digests.add
         seen = NpiSet()
         providers = 0
@@ -261,10 +265,11 @@ class ActionStream:
                 report.plan_net_joined += 1
                 yield from self._documents(docs, origin)
                 continue
-            docs.search[CHANGED_AT] = changed_at
-            digested(docs.search["npi"], docs.search["listingDigest"])
+            docs.search[CHANGED_AT] = changed_at  # last: the digest is of the bytes before it
+            search = dumps(docs.search)
+            digested(docs.search["npi"], stamped_digest(search, stamp))
             yield provider_line(npi), dumps(docs.lookup()), origin
-            yield search_line(npi), dumps(docs.search), origin
+            yield search_line(npi), search, origin
             for location in docs.locations:
                 if location["geocodePrecision"] is None:
                     report.not_geocoded += 1

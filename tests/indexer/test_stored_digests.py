@@ -13,6 +13,8 @@ from pathlib import Path
 from elasticsearch import AsyncElasticsearch
 
 import tests.conftest as shared
+from indexer import digest_store
+from indexer.digests import differing, scan_digests
 from indexer.load.run import LoadOptions, SourceFiles, load
 from indexer.update.nppes import update_nppes
 from indexer.update.options import UpdateOptions
@@ -53,6 +55,11 @@ async def test_a_reload_after_an_update_records_its_way_back_from_the_stored_dig
     first = await load(es, sample_sources, options)
     # The copy of the session's sample was made without its load: nothing stored to read.
     assert (first.served_digests, first.changes_recorded) == ("scanned", 0)
+    # What it stored is what its documents serve.
+    stored = await digest_store.read(es, names, first.version)
+    made = await scan_digests(es, names.versioned("search", first.version))
+    assert stored is not None and len(made) == first.documents["search"] == len(stored.digests)
+    assert differing(made, stored.digests) == []
     path, gone, moving = _weekly_file(sample_sources, tmp_path)
     weekly = UpdateOptions(names=names, reject_file=tmp_path / "update.csv", scored_on=day)
     assert (await update_nppes(es, path, weekly)).outcomes == {"deactivated": 1, "changed": 1}
