@@ -44,7 +44,7 @@ def _doc_id(version: str, part: int) -> str:
     return f"{version}.{part}"
 
 
-async def _ensure_index(es: AsyncElasticsearch, names: IndexNames) -> None:
+async def ensure_index(es: AsyncElasticsearch, names: IndexNames) -> None:
     if await es.indices.exists(index=names.digests()):
         return
     await es.indices.create(
@@ -70,7 +70,7 @@ async def write_parts(
     es: AsyncElasticsearch, names: IndexNames, version: str, digests: Digests
 ) -> int:
     """The version's digests written (not yet readable: ``write_header``); how many parts."""
-    await _ensure_index(es, names)
+    await ensure_index(es, names)
     pairs = digests.pairs()
     count = max(1, -(-len(digests) // PART))
     actions = (

@@ -23,7 +23,7 @@ from core.change_log import DEFAULT_RETENTION_DAYS
 from core.changes import now
 from core.geo import lookup_zip
 from core.index_contract import IndexKind, IndexNames
-from indexer import digest_store, provenance, versions
+from indexer import change_log, digest_store, provenance, versions
 from indexer.assembly.plans import plan_file_rows, read_offered_plans
 from indexer.change_diff import read_served, record_difference
 from indexer.change_log import ChangeLog
@@ -138,13 +138,16 @@ async def _load(es: AsyncElasticsearch, sources: SourceFiles, options: LoadOptio
                 await preflight.check_disk(es, sources.nppes, options.replicas)
             except preflight.NotEnoughDisk as error:
                 raise LoadError(str(error)) from None
-        # The ZIP table (core.geo) builds in a thread while Elasticsearch creates the indices,
-        # and before batch_gc freezes what exists.
-        _, indices = await asyncio.gather(
+        # The ZIP table (core.geo) builds in a thread while Elasticsearch creates the indices
+        # (and, on a first load, the change feed's and the digests'), before batch_gc freezes
+        # what exists.
+        _, indices, _, _ = await asyncio.gather(
             asyncio.to_thread(lookup_zip, "00000"),
             versions.create_version(
                 es, options.names, report.version, options.shards, options.load_settings
             ),
+            change_log.ensure_index(es, options.names),
+            digest_store.ensure_index(es, options.names),
         )
         try:
             with batch_gc():
