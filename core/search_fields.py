@@ -50,22 +50,26 @@ def derived_fields(provider: Provider, locations: Sequence[Location]) -> Derived
     scores: list[int] = []
     for location in locations:
         score = location["confidence"]["score"]
-        scores.append(score)
-        lat, lng = location["address"]["lat"], location["address"]["lng"]
+        address = location["address"]
+        lat, lng = address["lat"], address["lng"]
         if lat is not None and lng is not None:
             points.append({"lat": lat, "lon": lng})
+            scores.append(score)
         else:
-            scores[-1] = -score  # not a point of any field
+            scores.append(-score)  # not a point of any field
     # The same objects as ``points``': the stored source compresses their repeats.
     confident: dict[str, list[GeoPoint]]
-    if len(set(scores)) == 1 and scores[0] > 0:  # most providers: every point in one score
-        confident = {field: points for field in _AT_LEAST[scores[0]]}
+    first = scores[0] if scores else 0
+    if first > 0 and scores.count(first) == len(scores):  # most: every point in one score
+        confident = dict.fromkeys(_AT_LEAST[first], points)
+        best = first
     else:
         confident = {}
         placed = (score for score in scores if score > 0)
         for score, point in zip(placed, points, strict=True):
             for field in _AT_LEAST[score]:
                 confident.setdefault(field, []).append(point)
+        best = max(map(abs, scores), default=1)
     codes: list[str] = []
     primary: list[str] = []
     names: list[str | None] = []
@@ -110,7 +114,7 @@ def derived_fields(provider: Provider, locations: Sequence[Location]) -> Derived
         "credentials": indexed(provider["credentials"]),
         "points": points,
         "confidentPoints": cast(ConfidentPoints, confident),
-        "bestConfidence": max((abs(score) for score in scores), default=1),
+        "bestConfidence": best,
         "roleCodes": role_codes(provider),
         "familyNames": family_terms(provider),
         "givenNames": given_terms(provider),

@@ -65,7 +65,7 @@ def read_service_areas(
                 )
                 continue
             zip_code = zip_code.zfill(5)
-            area = areas.setdefault(bid, PlanArea())
+            area = areas.get(bid) or areas.setdefault(bid, PlanArea())  # one made a plan
             area.zips.add(zip_code)
             listed.add(zip_code)
             found = _zip_fips(zip_code, county, fips, state_dir)
@@ -87,7 +87,7 @@ def read_service_areas(
         if not counties:
             reject(plan_county.name, number, "", "county_not_in_plan_states")
             continue
-        area = areas.setdefault(bid, PlanArea())
+        area = areas.get(bid) or areas.setdefault(bid, PlanArea())
         area.counties |= counties
         area.zips.update(z for f in counties for z in in_county.get(f, ()) if z not in listed)
     return areas
