@@ -166,6 +166,25 @@ async def test_a_coverage_update_records_who_left_joined_and_takes_new_patients(
     assert await feed.every(since=end) == ([], end)
 
 
+def weekly_file(
+    sources: SourceFiles, into: Path, street: str, skip: int = 0
+) -> tuple[Path, Row, Row]:
+    """A weekly NPPES file deactivating one provider and moving another to ``street`` (each
+    only NPPES lists, at one location, in no network; ``skip``: how many such providers to pass
+    over); and those two rows as the sample has them."""
+    dac = "".join(p.read_text(encoding="utf-8") for p in sources.dac)
+    covered = {r["npi"] for r in ROWS}
+    rows = active_rows(sources.nppes_file)
+    alone = [r for r in rows if r["NPI"] not in dac and r["NPI"] not in covered and r[PRACTICE]]
+    gone, moving = alone[skip], alone[skip + 1]
+    fields = list(rows[0])
+    week = date(2026, 7, 6).strftime("%m/%d/%Y")
+    deactivation = {**dict.fromkeys(fields, ""), "NPI": gone["NPI"], "NPI Deactivation Date": week}
+    moved = {**moving, PRACTICE: street, "Last Update Date": week}
+    path = _write_csv(into / "npidata_pfile_20260629-20260705.csv", fields, [deactivation, moved])
+    return path, gone, moving
+
+
 async def test_a_weekly_file_records_a_deactivation_and_a_move(
     serve: shared.Serve,
     es: AsyncElasticsearch,
@@ -174,18 +193,7 @@ async def test_a_weekly_file_records_a_deactivation_and_a_move(
     sample_sources: SourceFiles,
     tmp_path: Path,
 ) -> None:
-    dac = "".join(p.read_text(encoding="utf-8") for p in sample_sources.dac)
-    covered = {r["npi"] for r in ROWS}
-    rows = active_rows(sample_sources.nppes_file)
-    # Only NPPES lists them and no coverage row names them: each has one location, no network.
-    alone = [r for r in rows if r["NPI"] not in dac and r["NPI"] not in covered and r[PRACTICE]]
-    gone, moving = alone[0], alone[1]
-    fields = list(rows[0])
-    week = date(2026, 7, 6).strftime("%m/%d/%Y")
-    deactivation = {**dict.fromkeys(fields, ""), "NPI": gone["NPI"], "NPI Deactivation Date": week}
-    moved = {**moving, PRACTICE: "9 NEWPLACE RD", "Last Update Date": week}
-    path = tmp_path / "npidata_pfile_20260629-20260705.csv"
-    _write_csv(path, fields, [deactivation, moved])
+    path, gone, moving = weekly_file(sample_sources, tmp_path, "9 NEWPLACE RD")
     feed = await _feed(serve, es_url, sample_copy)
     _, start = await feed.every()
     options = UpdateOptions(names=sample_copy.names, reject_file=tmp_path / "rejects.csv")

@@ -7,7 +7,6 @@ never from the feed."""
 from __future__ import annotations
 
 import asyncio
-from datetime import date
 from pathlib import Path
 
 from elasticsearch import AsyncElasticsearch
@@ -15,31 +14,23 @@ from elasticsearch import AsyncElasticsearch
 import tests.conftest as shared
 from indexer import digest_store
 from indexer.digests import differing, scan_digests
-from indexer.load.run import LoadOptions, SourceFiles, load
+from indexer.load.run import LoadOptions, LoadReport, SourceFiles, load
 from indexer.update.nppes import update_nppes
 from indexer.update.options import UpdateOptions
 from tests.indexer.conftest import indexer_process
 from tests.indexer.holding_relay import HANG_S, HoldingRelay, until_held
-from tests.indexer.test_change_feed import PRACTICE, ROWS, _feed, _told, _write_csv
-from tests.source_rows import active_rows
-
-Row = dict[str, str]
+from tests.indexer.test_change_feed import PRACTICE, _feed, _told, weekly_file
 
 
-def _weekly_file(sources: SourceFiles, into: Path) -> tuple[Path, Row, Row]:
-    """A weekly NPPES file deactivating one provider and moving another (each only NPPES lists,
-    at one location, in no network); and those two rows as the sample has them."""
-    dac = "".join(p.read_text(encoding="utf-8") for p in sources.dac)
-    covered = {r["npi"] for r in ROWS}
-    rows = active_rows(sources.nppes_file)
-    alone = [r for r in rows if r["NPI"] not in dac and r["NPI"] not in covered and r[PRACTICE]]
-    gone, moving = alone[2], alone[3]
-    fields = list(rows[0])
-    week = date(2026, 7, 6).strftime("%m/%d/%Y")
-    deactivation = {**dict.fromkeys(fields, ""), "NPI": gone["NPI"], "NPI Deactivation Date": week}
-    moved = {**moving, PRACTICE: "12 ELSEWHERE AVE", "Last Update Date": week}
-    path = _write_csv(into / "npidata_pfile_20260629-20260705.csv", fields, [deactivation, moved])
-    return path, gone, moving
+async def _loaded(
+    es: AsyncElasticsearch, copy: shared.SampleCopy, sources: SourceFiles, tmp_path: Path
+) -> tuple[LoadOptions, LoadReport]:
+    """The sample loaded again over its copy (which has no stored digests): a version whose
+    load stored them; and the options to load it by again."""
+    options = LoadOptions(
+        names=copy.names, reject_file=tmp_path / "rejects.csv", scored_on=copy.scored_on
+    )
+    return options, await load(es, sources, options)
 
 
 async def test_a_reload_after_an_update_records_its_way_back_from_the_stored_digests(
@@ -51,8 +42,7 @@ async def test_a_reload_after_an_update_records_its_way_back_from_the_stored_dig
     tmp_path: Path,
 ) -> None:
     names, day = sample_copy.names, sample_copy.scored_on
-    options = LoadOptions(names=names, reject_file=tmp_path / "rejects.csv", scored_on=day)
-    first = await load(es, sample_sources, options)
+    options, first = await _loaded(es, sample_copy, sample_sources, tmp_path)
     # The copy of the session's sample was made without its load: nothing stored to read.
     assert (first.served_digests, first.changes_recorded) == ("scanned", 0)
     # What it stored is what its documents serve.
@@ -60,7 +50,7 @@ async def test_a_reload_after_an_update_records_its_way_back_from_the_stored_dig
     made = await scan_digests(es, names.versioned("search", first.version))
     assert stored is not None and len(made) == first.documents["search"] == len(stored.digests)
     assert differing(made, stored.digests) == []
-    path, gone, moving = _weekly_file(sample_sources, tmp_path)
+    path, gone, moving = weekly_file(sample_sources, tmp_path, "12 ELSEWHERE AVE", skip=2)
     weekly = UpdateOptions(names=names, reject_file=tmp_path / "update.csv", scored_on=day)
     assert (await update_nppes(es, path, weekly)).outcomes == {"deactivated": 1, "changed": 1}
     feed = await _feed(serve, es_url, sample_copy)
@@ -87,10 +77,9 @@ async def test_after_an_update_killed_midway_the_version_is_scanned(
     sample_sources: SourceFiles,
     tmp_path: Path,
 ) -> None:
-    names, day = sample_copy.names, sample_copy.scored_on
-    options = LoadOptions(names=names, reject_file=tmp_path / "rejects.csv", scored_on=day)
-    await load(es, sample_sources, options)
-    path, _, _ = _weekly_file(sample_sources, tmp_path)
+    names = sample_copy.names
+    options, _ = await _loaded(es, sample_copy, sample_sources, tmp_path)
+    path, _, _ = weekly_file(sample_sources, tmp_path, "12 ELSEWHERE AVE", skip=2)
     # The update's process is killed as it sends its first writes.
     relay = HoldingRelay(es_url, lambda _method, at: at.endswith("/_bulk"))
     await relay.start()
