@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from core.change_log import ChangeDoc, DigestPartDoc
 from core.documents import (
@@ -165,6 +165,11 @@ _CODECS: dict[IndexKind, str] = {"providers": "best_compression"}
 
 # How a plan is read whole: without its ZIPs, which only the area filter matches.
 PLAN_READ_SOURCE: dict[str, list[str]] = {"excludes": [PLAN_FIELDS.zips]}
+
+
+# The indices outside a version (lock, change feed, digests, watches, deliveries): small, one
+# shard, and a replica wherever a second node can hold one, so they outlive a node.
+UNVERSIONED_SETTINGS: Final[dict[str, Any]] = {"number_of_shards": 1, "auto_expand_replicas": "0-1"}
 
 
 def index_settings(kind: IndexKind, shards: int = 1, replicas: int = 0) -> dict[str, Any]:

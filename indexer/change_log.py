@@ -26,7 +26,7 @@ from elasticsearch.helpers import async_bulk, async_scan
 
 from core.change_log import Change, ChangeDoc
 from core.changes import instant
-from core.index_contract import CHANGE_FIELDS, WATCH_FIELDS, IndexNames
+from core.index_contract import CHANGE_FIELDS, UNVERSIONED_SETTINGS, WATCH_FIELDS, IndexNames
 from core.publication import PUBLICATION_ID
 
 F = CHANGE_FIELDS
@@ -40,7 +40,7 @@ async def ensure_index(es: AsyncElasticsearch, names: IndexNames) -> None:
         return
     await es.indices.create(
         index=names.changes(),
-        settings={"number_of_shards": 1, "auto_expand_replicas": "0-1"},
+        settings=UNVERSIONED_SETTINGS,
         mappings=F.mapping(),
     )
 

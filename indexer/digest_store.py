@@ -23,7 +23,7 @@ from elasticsearch import AsyncElasticsearch, NotFoundError
 from elasticsearch.helpers import async_bulk, async_scan
 
 from core.change_log import DigestPartDoc
-from core.index_contract import DIGEST_FIELDS, IndexNames
+from core.index_contract import DIGEST_FIELDS, UNVERSIONED_SETTINGS, IndexNames
 from indexer.digests import Digests
 
 F = DIGEST_FIELDS
@@ -49,7 +49,7 @@ async def ensure_index(es: AsyncElasticsearch, names: IndexNames) -> None:
         return
     await es.indices.create(
         index=names.digests(),
-        settings={"number_of_shards": 1, "auto_expand_replicas": "0-1"},
+        settings=UNVERSIONED_SETTINGS,
         mappings=F.mapping(),
     )
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from elasticsearch import ApiError, AsyncElasticsearch, ConflictError, NotFoundError, TransportError
 
-from core.index_contract import IndexNames
+from core.index_contract import UNVERSIONED_SETTINGS, IndexNames
 from core.index_fields import field_names
 from core.lock_record import LOCK_FIELDS, LOCK_ID, LockHolder, LockRecord
 from indexer.versions import owner, owner_alive
@@ -138,8 +138,7 @@ async def _ensure_index(es: AsyncElasticsearch, names: IndexNames) -> None:
     try:
         await es.indices.create(
             index=names.lock(),
-            # A replica where there is a node for it: the lock must outlive one node.
-            settings={"number_of_shards": 1, "auto_expand_replicas": "0-1"},
+            settings=UNVERSIONED_SETTINGS,
             mappings=LOCK_FIELDS.mapping(),  # read by id only
         )
     except ApiError as error:

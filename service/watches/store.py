@@ -13,7 +13,7 @@ from typing import cast
 from elasticsearch import AsyncElasticsearch, ConflictError, NotFoundError
 from elasticsearch.helpers import async_bulk, async_scan
 
-from core.index_contract import ATTEMPT_FIELDS, WATCH_FIELDS, IndexNames
+from core.index_contract import ATTEMPT_FIELDS, UNVERSIONED_SETTINGS, WATCH_FIELDS, IndexNames
 from core.watches import AttemptDoc, WatchDoc
 from service.storage import elasticsearch_errors
 
@@ -32,14 +32,13 @@ class Stored:
 
 async def ensure_indices(es: AsyncElasticsearch, names: IndexNames) -> None:
     """The watches and deliveries indices, made on first use (one shard each; small)."""
-    settings = {"number_of_shards": 1, "auto_expand_replicas": "0-1"}
     with elasticsearch_errors(WATCHES_INDEX):
         for index, fields in (
             (names.watches(), WATCH_FIELDS),
             (names.deliveries(), ATTEMPT_FIELDS),
         ):
             await es.options(ignore_status=400).indices.create(
-                index=index, settings=settings, mappings=fields.mapping()
+                index=index, settings=UNVERSIONED_SETTINGS, mappings=fields.mapping()
             )
 
 
