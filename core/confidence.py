@@ -135,14 +135,23 @@ def nppes_alone(location: Location, as_of: str | None) -> Confidence:
     return {"score": score, "evidence": evidence, "reasons": list(reasons)}
 
 
+# The reasons the rule gives a location NPPES alone lists from the location's own facts.
+_OWN_REASONS = frozenset(
+    ("single_source", "no_phone", "zip_only_geocode", "not_geocoded", "po_box")
+)
+
+
 def is_nppes_alone(confidence: Confidence, location: Location, as_of: str | None) -> bool:
-    """Whether ``confidence`` is what ``nppes_alone`` gives the location (without making it:
-    this runs for every location a load writes)."""
+    """Whether ``confidence``, which the rule gave ``location``, is what ``nppes_alone`` gives
+    it: NPPES alone lists it as of ``as_of``, and neither its age, a listing without a phone nor
+    a signal lowered it. Told from its reasons, without scoring again: this runs for every
+    location a load writes."""
     evidence = confidence["evidence"]
     if len(evidence) != 1 or evidence[0]["source"] != NPPES or evidence[0]["asOf"] != as_of:
         return False
-    score, reasons = _ruled(_facts(*_NPPES_START, False, (), location))
-    return confidence["score"] == score and tuple(confidence["reasons"]) == reasons
+    reasons = confidence["reasons"]
+    no_phone = not location["phoneNumbers"]
+    return _OWN_REASONS.issuperset(reasons) and ("no_phone" in reasons) == no_phone
 
 
 def _one_source(source: str) -> tuple[int, Reason]:
@@ -177,7 +186,7 @@ def _scored(
         only = evidence[0]
         sources: Collection[str] = (only["source"],)
         newest = only["asOf"]
-        base, first = _one_source(only["source"])
+        base, first = _NPPES_START if only["source"] == NPPES else _one_source(only["source"])
     else:
         sources = {item["source"] for item in evidence}
         newest = max((item["asOf"] for item in evidence if item["asOf"]), default=None)

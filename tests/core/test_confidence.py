@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from core.confidence import Ages, rescored
+from core.confidence import Ages, is_nppes_alone, nppes_alone, rescored
 from core.documents import Location
 
 DAY = Ages.on(date(2026, 11, 28))  # recent: since 2025-11-28; stale: before 2021-11-28
@@ -109,3 +109,47 @@ def test_a_score_is_the_same_whenever_it_is_made_on_the_same_day() -> None:
     first = rescored(location, [], DAY)
     again = rescored({**location, "confidence": first}, [], DAY)
     assert first == again
+
+
+# (what, evidence, location facts, provider signals, the provider's last update, whether a
+# search document's source may leave the confidence out: NPPES alone gave it, unlowered)
+ALONE = [
+    ("NPPES alone, its date", [("nppes", "2024-01-19")], {}, [], "2024-01-19", True),
+    ("NPPES alone, no phone, a PO box, not placed", [("nppes", "2024-01-19")],
+     {"phones": (), "line1": "PO BOX 9", "precision": None}, [], "2024-01-19", True),
+    ("NPPES alone, no date", [("nppes", None)], {}, [], None, True),
+    ("NPPES alone, another date than the provider's", [("nppes", "2024-01-19")], {}, [],
+     "2024-02-01", False),
+    ("NPPES alone, stale", [("nppes", "2015-03-02")], {}, [], "2015-03-02", False),
+    ("NPPES alone, a listing without a phone carried, a phone given", [("nppes", "2024-01-19")],
+     {"listed_without_phone": True}, [], "2024-01-19", False),
+    ("NPPES alone, a listing without a phone carried, no phone", [("nppes", "2024-01-19")],
+     {"listed_without_phone": True, "phones": ()}, [], "2024-01-19", True),
+    ("NPPES alone, a payer's signal about its own listing", [("nppes", "2024-01-19")], {},
+     [(ACME, "many_locations")], "2024-01-19", True),
+    ("NPPES alone, NPPES's own signal", [("nppes", "2024-01-19")], {},
+     [("nppes", "name_differs_from_nppes")], "2024-01-19", False),
+    ("NPPES and a payer", [("nppes", "2024-01-19"), (ACME, "2026-06-01")], {}, [], "2024-01-19",
+     False),
+    ("a payer alone", [(ACME, "2024-01-19")], {}, [], "2024-01-19", False),
+    ("DAC alone", [("dac", "2024-01-19")], {}, [], "2024-01-19", False),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("evidence", "facts", "signals", "as_of", "alone"),
+    [case[1:] for case in ALONE],
+    ids=[case[0] for case in ALONE],
+)
+def test_a_confidence_nppes_alone_gives_is_told_from_its_reasons(
+    evidence: list[tuple[str, str | None]],
+    facts: dict[str, Any],
+    signals: list[tuple[str, Any]],
+    as_of: str | None,
+    alone: bool,
+) -> None:
+    location = _location(evidence, **facts)
+    confidence = rescored(location, signals, DAY)
+    assert is_nppes_alone(confidence, location, as_of) is alone
+    # What a reader puts back for a confidence left out is the one the rule gave.
+    assert (nppes_alone(location, as_of) == confidence) is alone
