@@ -10,7 +10,7 @@ from typing import cast
 from elasticsearch import AsyncElasticsearch, NotFoundError
 
 from core.documents import Json
-from core.index_contract import IndexNames
+from core.index_contract import UNVERSIONED_SETTINGS, IndexNames
 from core.lock_record import LOCK_FIELDS, LOCK_ID
 from service.errors import BackendUnavailable, NotFoundInput
 from service.fhir.export.models import JOB_FIELDS, ExportJob, StoredJob
@@ -135,7 +135,7 @@ async def save_job(es: AsyncElasticsearch, names: IndexNames, job_id: str, job: 
                 _reading(es)
                 .options(ignore_status=400)
                 .indices.create(  # 400: made elsewhere
-                    index=index, mappings=JOBS_MAPPING
+                    index=index, settings=UNVERSIONED_SETTINGS, mappings=JOBS_MAPPING
                 )
             )
         await _reading(es).index(index=index, id=job_id, document=job.stored())
