@@ -37,6 +37,7 @@ from service.web.app import create_app
 from service.web.auth import mint_token
 from service.web.settings import ALL_SCOPES, Settings
 from tests.plan_net_rows import PLAN_NET_DIR, PLAN_NET_NAME
+from tests.shared_loads import end_of_run, once_per_run, start_of_run
 from tests.source_rows import in_force, miles
 
 if TYPE_CHECKING:
@@ -129,25 +130,24 @@ def sample_sources() -> SourceFiles:
     return SourceFiles.discover(SAMPLE_DIR)
 
 
+async def _read_only(
+    es: AsyncElasticsearch, sources: SourceFiles, names: IndexNames
+) -> tuple[IndexNames, LoadReport]:
+    report = await load(es, sources, LoadOptions(names=names, scored_on=SCORED_THE_DAY_BEFORE))
+    assert report.accounted
+    indices = ",".join(names.versioned(kind, report.version) for kind in INDEX_KINDS)
+    await es.indices.put_settings(index=indices, settings={"index.blocks.write": True})
+    return names, report
+
+
 @contextlib.asynccontextmanager
 async def read_only_load(
     es: AsyncElasticsearch, sources: SourceFiles, stem: str
 ) -> AsyncIterator[tuple[IndexNames, LoadReport]]:
     """``sources`` loaded under a prefix of their own, write-blocked (a test that writes to them
-    fails instead of changing what others read), dropped afterwards."""
-    names = IndexNames(f"test-{stem}-{uuid.uuid4().hex[:8]}")
-    try:
-        report = await load(
-            es,
-            sources,
-            LoadOptions(names=names, scored_on=SCORED_THE_DAY_BEFORE),
-        )
-        assert report.accounted
-        indices = ",".join(names.versioned(kind, report.version) for kind in INDEX_KINDS)
-        await es.indices.put_settings(index=indices, settings={"index.blocks.write": True})
-        yield names, report
-    finally:
-        await _drop(es, names)
+    fails instead of changing what others read), once per run (tests.shared_loads)."""
+    async with once_per_run(es, stem, lambda names: _read_only(es, sources, names), _drop) as made:
+        yield made
 
 
 @pytest.fixture(scope="session")
@@ -192,20 +192,27 @@ async def faulty_sample(
 ) -> AsyncIterator[FaultySample]:
     """`generate-plan-net --faults default --plans ... --nucc ...` of the NPPES sample, with its
     truth file beside it, loaded with the sample once per session, read-only."""
-    folder = tmp_path_factory.mktemp("faulty")
-    export, truth = folder / FAULTY_DIRECTORY, folder / "truth.json"
-    await asyncio.to_thread(
-        generate_plan_net,
-        sample_sources.nppes_file,
-        export,
-        plans=sample_sources.plans,
-        nucc=sample_sources.nucc,
-        faults=DEFAULT_RATES,
-        truth=truth,
-    )
-    sources = dataclasses.replace(sample_sources, plan_net=export, plan_net_name=FAULTY_DIRECTORY)
-    async with read_only_load(es, sources, "faulty") as (names, report):
-        yield FaultySample(names, report, export, truth)
+
+    async def make(names: IndexNames) -> FaultySample:
+        folder = tmp_path_factory.mktemp("faulty")
+        export, truth = folder / FAULTY_DIRECTORY, folder / "truth.json"
+        await asyncio.to_thread(
+            generate_plan_net,
+            sample_sources.nppes_file,
+            export,
+            plans=sample_sources.plans,
+            nucc=sample_sources.nucc,
+            faults=DEFAULT_RATES,
+            truth=truth,
+        )
+        sources = dataclasses.replace(
+            sample_sources, plan_net=export, plan_net_name=FAULTY_DIRECTORY
+        )
+        _, report = await _read_only(es, sources, names)
+        return FaultySample(names, report, export, truth)
+
+    async with once_per_run(es, "faulty", make, _drop) as faulty:
+        yield faulty
 
 
 @dataclass(frozen=True)
@@ -372,9 +379,12 @@ _CONTROLLER_NODE = pytest.StashKey[es_launcher.Node]()
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     """The node the controller of a ``-n N`` run started (``pytest_sessionstart``), stopped once
-    every worker is done with it."""
+    every worker is done with it, the loads they shared dropped first."""
     node = config.stash.get(_CONTROLLER_NODE, None)
-    if node is not None and node.started_here:
+    if node is None:
+        return
+    end_of_run(node.url)
+    if node.started_here:
         es_launcher.stop()
 
 
@@ -383,9 +393,11 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     """Print the random order's seed even under -q: a failure that depends on the order can be
     replayed with ``pytest -p randomly --randomly-seed=N``. Under ``-n N`` the controller starts
     the one node before the workers exist: each worker's ``es_url`` then finds it running
-    (es_launcher's state file) instead of starting one of its own."""
+    (es_launcher's state file) instead of starting one of its own; and the folder in which they
+    share the session's loads (tests.shared_loads) is made."""
     if _distributed(session.config):
         session.config.stash[_CONTROLLER_NODE] = es_launcher.start()
+        start_of_run()
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     seed = session.config.getoption("randomly_seed", default=None)
     if reporter is not None and seed is not None:
