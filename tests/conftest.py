@@ -37,7 +37,7 @@ from service.web.app import create_app
 from service.web.auth import mint_token
 from service.web.settings import ALL_SCOPES, Settings
 from tests.plan_net_rows import PLAN_NET_DIR, PLAN_NET_NAME
-from tests.shared_loads import end_of_run, once_per_run, start_of_run
+from tests.shared_loads import drop, end_of_run, once_per_run, start_of_run
 from tests.source_rows import in_force, miles
 
 if TYPE_CHECKING:
@@ -111,18 +111,12 @@ async def es(es_url: str) -> AsyncIterator[AsyncElasticsearch]:
     await client.close()
 
 
-async def _drop(es: AsyncElasticsearch, names: IndexNames) -> None:
-    await es.indices.delete(
-        index=f"{names.prefix}-*", ignore_unavailable=True, allow_no_indices=True
-    )
-
-
 @pytest.fixture
 async def index_names(es: AsyncElasticsearch) -> AsyncIterator[IndexNames]:
     """Fresh, empty index names for one test; everything under them is removed afterwards."""
     names = IndexNames(f"test-{uuid.uuid4().hex[:12]}")
     yield names
-    await _drop(es, names)
+    await drop(es, names)
 
 
 @pytest.fixture(scope="session")
@@ -146,7 +140,7 @@ async def read_only_load(
 ) -> AsyncIterator[tuple[IndexNames, LoadReport]]:
     """``sources`` loaded under a prefix of their own, write-blocked (a test that writes to them
     fails instead of changing what others read), once per run (tests.shared_loads)."""
-    async with once_per_run(es, stem, lambda names: _read_only(es, sources, names), _drop) as made:
+    async with once_per_run(es, stem, lambda names: _read_only(es, sources, names)) as made:
         yield made
 
 
@@ -211,7 +205,7 @@ async def faulty_sample(
         _, report = await _read_only(es, sources, names)
         return FaultySample(names, report, export, truth)
 
-    async with once_per_run(es, "faulty", make, _drop) as faulty:
+    async with once_per_run(es, "faulty", make) as faulty:
         yield faulty
 
 

@@ -16,7 +16,7 @@ import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from elasticsearch import AsyncElasticsearch, Elasticsearch
 from filelock import FileLock
@@ -39,10 +39,17 @@ def end_of_run(es_url: str) -> None:
     if folder is None:
         return
     with Elasticsearch(es_url) as es:
-        es.indices.delete(
-            index=f"{_prefix(Path(folder))}-*", ignore_unavailable=True, allow_no_indices=True
-        )
+        es.indices.delete(**_every_index(_prefix(Path(folder))))
     shutil.rmtree(folder, ignore_errors=True)
+
+
+async def drop(es: AsyncElasticsearch, names: IndexNames) -> None:
+    """Every index under ``names``' prefix removed (none there is no error)."""
+    await es.indices.delete(**_every_index(names.prefix))
+
+
+def _every_index(prefix: str) -> dict[str, Any]:
+    return {"index": f"{prefix}-*", "ignore_unavailable": True, "allow_no_indices": True}
 
 
 def _prefix(folder: Path) -> str:
@@ -54,10 +61,9 @@ async def once_per_run(
     es: AsyncElasticsearch,
     stem: str,
     make: Callable[[IndexNames], Awaitable[T]],
-    drop: Callable[[AsyncElasticsearch, IndexNames], Awaitable[None]],
 ) -> AsyncIterator[T]:
     """What ``make`` loads under index names of its own: made by the first worker that asks
-    and read by the others; in a run of one process made here and dropped (``drop``) after."""
+    and read by the others; in a run of one process made here and dropped after."""
     folder = os.environ.get(SHARED_FOLDER)
     if folder is None:
         names = IndexNames(f"test-{stem}-{os.urandom(4).hex()}")
